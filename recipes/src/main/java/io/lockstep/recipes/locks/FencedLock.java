@@ -1,0 +1,139 @@
+package io.lockstep.recipes.locks;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.listen.Listenable;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+
+/**
+ * A ZooKeeper lock that tells its holder when it is lost and hands out fencing tokens: the common
+ * type of Lockstep's recipes.
+ *
+ * <p><b>Held and owned.</b> A lock is held between a successful acquire and {@code release()}. Who
+ * owns a hold depends on the recipe: a thread for the reentrant recipes, the lock object for {@link
+ * NonReentrantMutex}. The methods below answer for the caller's hold and throw {@link
+ * IllegalMonitorStateException} when the caller holds nothing.
+ *
+ * <p><b>Usage.</b>
+ *
+ * <pre>{@code
+ * lock.acquire();
+ * try {
+ *   // guarded work; write with lock.fencingToken() or lock.ownershipChecks()
+ * } finally {
+ *   lock.release();
+ * }
+ * }</pre>
+ *
+ * <p><b>A distributed lock is not a JVM mutex.</b> A holder can be paused (a long GC, a stalled
+ * disk) for longer than its session timeout. Its session expires, ZooKeeper deletes its node, the
+ * next waiter is granted the lock, and the paused holder resumes believing it still holds it:
+ *
+ * <pre>
+ *   holder A: acquire (token 17) ... paused ........................ resumes, writes with 17
+ *   ZooKeeper:                        A's session expires, node deleted
+ *   holder B:                                      acquire (token 23), writes with 23
+ *   resource:                                                  accepts 23 ... refuses 17 (17 &lt; 23)
+ * </pre>
+ *
+ * <p>Loss notification ({@link #getStateListenable()}, {@link #checkHeld()}) shortens that window
+ * but cannot close it. To close it, make the guarded resource refuse stale holders: pass {@link
+ * #fencingToken()} with each write and have the resource reject tokens lower than one it has seen,
+ * or, when the resource is in ZooKeeper, put {@link #ownershipChecks()} in the same transaction as
+ * the write, so the write commits only while the lock node exists.
+ *
+ * <p><b>Failures.</b> ZooKeeper failures surface as {@link LockException}; a timed acquire that
+ * runs out of time returns false; an interrupted acquire throws {@link InterruptedException}. In
+ * each case the attempt's node is deleted (retried in the background until it succeeds) and its
+ * watches are removed: no grant is ever left that the caller does not know about.
+ */
+public interface FencedLock extends InterProcessLock {
+  /**
+   * Acquires the lock, waiting as long as it takes.
+   *
+   * @throws InterruptedException if the calling thread is interrupted while waiting; the attempt is
+   *     then withdrawn
+   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   */
+  @Override
+  void acquire() throws InterruptedException;
+
+  /**
+   * Acquires the lock if it is granted within the given total time. The budget covers every step
+   * (creating the node, reading the queue, waiting); a zero budget still makes one attempt.
+   *
+   * @param time the longest time to wait, not negative
+   * @param unit the unit of {@code time}
+   * @return true if the lock was acquired, false if the time ran out (nothing is then left behind)
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   * @throws IllegalArgumentException if {@code time} is negative
+   * @throws NullPointerException if {@code unit} is null
+   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   */
+  @Override
+  boolean acquire(long time, TimeUnit unit) throws InterruptedException;
+
+  /**
+   * Releases the caller's hold. The last release of a hold deletes its lock node; if ZooKeeper is
+   * unreachable the deletion is retried in the background until it succeeds. Releasing a hold that
+   * was {@link LockState#LOST lost} clears local state, logs a warning and does not throw.
+   *
+   * @throws IllegalMonitorStateException if the caller does not hold the lock
+   */
+  @Override
+  void release();
+
+  /**
+   * The fencing token of the caller's hold: the zxid that created its lock node. Tokens strictly
+   * increase across successive holders of one lock, also after its directory is deleted and
+   * recreated, and do not change across reentrant acquisitions. Reading it costs no request.
+   *
+   * @return the fencing token
+   * @throws IllegalMonitorStateException if the caller does not hold the lock
+   * @throws LockOwnershipLostException if the hold was lost
+   */
+  long fencingToken();
+
+  /**
+   * Checks that the caller still holds the lock, as far as this client knows. Costs no request.
+   * While the connection is suspended ({@link LockState#AT_RISK}) this check passes; only a fenced
+   * write is certain.
+   *
+   * @throws IllegalMonitorStateException if the caller does not hold the lock
+   * @throws LockOwnershipLostException if the hold was lost
+   */
+  void checkHeld();
+
+  /**
+   * Check operations on the caller's lock nodes, to put in the caller's own ZooKeeper transaction
+   * so that it commits only while the lock is held:
+   *
+   * <pre>{@code
+   * List<CuratorOp> ops = new ArrayList<>(lock.ownershipChecks());
+   * ops.add(client.transactionOp().setData().forPath("/accounts/7", balance));
+   * client.transaction().forOperations(ops);
+   * }</pre>
+   *
+   * @return one check per lock node of the caller's hold
+   * @throws IllegalMonitorStateException if the caller does not hold the lock
+   * @throws LockOwnershipLostException if the hold was lost
+   */
+  List<CuratorOp> ownershipChecks();
+
+  /**
+   * The listeners to this lock's state changes: held, at risk, lost, released.
+   *
+   * @return the container to add listeners to and remove them from
+   */
+  Listenable<LockStateListener> getStateListenable();
+
+  /**
+   * The nodes of this lock's queue in queue order, holders first, as full paths. Reads ZooKeeper.
+   *
+   * @return the participant nodes; empty if the lock path does not exist
+   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   */
+  Collection<String> getParticipantNodes();
+}

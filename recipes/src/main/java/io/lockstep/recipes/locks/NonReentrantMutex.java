@@ -1,0 +1,173 @@
+package io.lockstep.recipes.locks;
+
+import io.lockstep.recipes.locks.internal.Arguments;
+import io.lockstep.recipes.locks.internal.InstanceBoundLock;
+import io.lockstep.recipes.locks.internal.LockContext;
+import io.lockstep.recipes.locks.internal.QueueOrder;
+import io.lockstep.recipes.locks.internal.Slot;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.listen.Listenable;
+
+/**
+ * A non-reentrant mutual-exclusion lock across processes, on ZooKeeper: the replacement for
+ * Curator's {@code InterProcessSemaphoreMutex}, at 3 requests per cycle instead of 7.
+ *
+ * <p><b>Held and owned.</b> A hold is owned by this lock object, not by a thread: any thread may
+ * release it, which suits work handed between threads. The object holds at most one hold at a time.
+ * An untimed acquire by the thread that already holds it fails fast with {@link
+ * IllegalMonitorStateException} instead of waiting for itself forever; a timed one waits and
+ * returns false unless another thread releases in time. Other threads of this process wait for the
+ * object first, then for the lock.
+ *
+ * <p><b>Order.</b> Fair, first come first served, in the same queue and node layout as Curator's
+ * {@code InterProcessMutex} ({@code <path>/_c_<uuid>-lock-<seq>}): it excludes {@code
+ * InterProcessMutex}, {@link ReentrantMutex} and other {@code NonReentrantMutex} objects on the
+ * same path. It does <em>not</em> exclude Curator's {@code InterProcessSemaphoreMutex}, which keeps
+ * its nodes under {@code <path>/locks} and {@code <path>/leases}: migrate all participants of a
+ * path together.
+ *
+ * <pre>{@code
+ * NonReentrantMutex lock = new NonReentrantMutex(client, "/locks/batch");
+ * lock.acquire();
+ * executor.execute(() -> {
+ *   try {
+ *     runBatch(lock.fencingToken());
+ *   } finally {
+ *     lock.release(); // any thread may release
+ *   }
+ * });
+ * }</pre>
+ *
+ * <p><b>Failures.</b> As for {@link ReentrantMutex}: a timeout returns false, an interrupt throws
+ * {@link InterruptedException}, ZooKeeper failures throw {@link LockException}, none of them leaves
+ * a node or watch behind; loss while held is reported to the state listeners and by {@link
+ * #checkHeld()}. Releasing a lock that is not held throws {@link IllegalMonitorStateException}.
+ *
+ * <p><b>Limits.</b> See {@link FencedLock}: a paused holder can outlive its session; fence the
+ * writes that matter.
+ */
+public final class NonReentrantMutex implements FencedLock {
+  private final CuratorFramework client;
+  private final String path;
+  private final LockDriver driver;
+  private final InstanceBoundLock lock;
+
+  /**
+   * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
+   * the first acquire.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the lock path
+   * @throws NullPointerException if {@code client} or {@code path} is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
+   */
+  public NonReentrantMutex(CuratorFramework client, String path) {
+    this(client, path, LockDriver.mutex());
+  }
+
+  /**
+   * Creates a lock on {@code path} ordered by {@code driver}.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the lock path
+   * @param driver the queue order; every participant of the path must agree with it
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path, or the
+   *     driver's lock name cannot be part of a node name
+   */
+  public NonReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
+    this.client = Arguments.client(client);
+    this.path = Arguments.path(path, "path");
+    this.driver = Objects.requireNonNull(driver, "driver");
+    Arguments.lockName(driver.lockName());
+    this.lock = new InstanceBoundLock(new LockContext(client, this.path));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalMonitorStateException if the current thread already holds this lock
+   */
+  @Override
+  public void acquire() throws InterruptedException {
+    lock.acquire(-1, slots());
+  }
+
+  @Override
+  public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
+    return lock.acquire(Arguments.timeoutNanos(time, unit), slots());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Any thread may release.
+   *
+   * @throws IllegalMonitorStateException if the lock is not held
+   */
+  @Override
+  public void release() {
+    lock.release();
+  }
+
+  /**
+   * Whether this object holds the lock.
+   *
+   * @return true if held
+   */
+  @Override
+  public boolean isAcquiredInThisProcess() {
+    return lock.isAcquiredInThisProcess();
+  }
+
+  @Override
+  public long fencingToken() {
+    return lock.requireCurrent().checkedFencingToken();
+  }
+
+  @Override
+  public void checkHeld() {
+    lock.requireCurrent().checkNotLost();
+  }
+
+  /**
+   * A check operation on this object's lock node, for the caller's own transaction: it commits only
+   * while the node, and so the lock, exists.
+   *
+   * @return the check operation
+   * @throws IllegalMonitorStateException if the lock is not held
+   * @throws LockOwnershipLostException if the hold was lost
+   */
+  public CuratorOp ownershipCheck() {
+    return ownershipChecks().get(0);
+  }
+
+  @Override
+  public List<CuratorOp> ownershipChecks() {
+    return lock.requireCurrent().ownershipChecks();
+  }
+
+  @Override
+  public Listenable<LockStateListener> getStateListenable() {
+    return lock.context().listeners();
+  }
+
+  @Override
+  public Collection<String> getParticipantNodes() {
+    return QueueOrder.participants(client, path, driver, name -> true);
+  }
+
+  private List<Slot> slots() {
+    return List.of(Slot.of(path, driver, null));
+  }
+
+  @Override
+  public String toString() {
+    return "NonReentrantMutex[" + path + "]";
+  }
+}

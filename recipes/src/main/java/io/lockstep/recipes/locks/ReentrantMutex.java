@@ -1,0 +1,223 @@
+package io.lockstep.recipes.locks;
+
+import io.lockstep.recipes.locks.internal.Arguments;
+import io.lockstep.recipes.locks.internal.LockContext;
+import io.lockstep.recipes.locks.internal.QueueOrder;
+import io.lockstep.recipes.locks.internal.Slot;
+import io.lockstep.recipes.locks.internal.ThreadBoundLock;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.listen.Listenable;
+import org.apache.curator.framework.recipes.locks.Revocable;
+import org.apache.curator.framework.recipes.locks.RevocationListener;
+
+/**
+ * A reentrant mutual-exclusion lock across processes, on ZooKeeper: the drop-in replacement for
+ * Curator's {@code InterProcessMutex}.
+ *
+ * <p><b>Held and owned.</b> A hold is owned by the thread that acquired it; that thread may acquire
+ * again (each acquire costs no request and needs a matching release) and only that thread may
+ * release. Different threads of one process contend like different processes.
+ *
+ * <p><b>Order.</b> Fair, first come first served: each acquirer appends an ephemeral sequential
+ * node {@code <path>/_c_<uuid>-lock-<seq>}; the first node holds, every other watches its immediate
+ * predecessor, so a release wakes exactly one waiter. This is Curator's node layout and order, so a
+ * {@code ReentrantMutex} and an {@code InterProcessMutex} on the same path exclude each other (a
+ * rolling upgrade is safe), and so does a {@link NonReentrantMutex}. A {@link LockDriver} passed to
+ * the constructor orders the queue differently.
+ *
+ * <pre>{@code
+ * ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
+ * lock.acquire();
+ * try {
+ *   store.write(order, lock.fencingToken());
+ * } finally {
+ *   lock.release();
+ * }
+ * }</pre>
+ *
+ * <p><b>Failures.</b> A timed acquire that runs out of time returns false; an interrupted one
+ * throws {@link InterruptedException}; ZooKeeper failures beyond the client's retry policy throw
+ * {@link LockException}. Each of them leaves no node and no watch behind. If the session expires
+ * while waiting, the acquire enqueues again as the client's retry policy allows. While held, the
+ * state listeners hear {@link LockState#AT_RISK} when the connection is suspended, {@link
+ * LockState#HELD} when it comes back with our node intact, and {@link LockState#LOST} when the
+ * session is lost or our node is deleted; {@link #checkHeld()} then throws {@link
+ * LockOwnershipLostException}. Releasing a lock one does not own throws {@link
+ * IllegalMonitorStateException}.
+ *
+ * <p><b>Cost.</b> An uncontended acquire and release is 3 ZooKeeper requests (create, getChildren,
+ * delete), the floor for a queue lock; under contention a holder adds one small read to watch its
+ * own node. The fencing token comes with the create at no extra cost.
+ *
+ * <p><b>Limits.</b> See {@link FencedLock}: a paused holder can outlive its session; fence the
+ * writes that matter. Do not acquire from a ZooKeeper or Curator callback thread: waiting there
+ * blocks the events the lock waits for.
+ */
+public final class ReentrantMutex implements FencedLock, Revocable<ReentrantMutex> {
+  private final CuratorFramework client;
+  private final String path;
+  private final LockDriver driver;
+  private final ThreadBoundLock lock;
+  private final AtomicReference<Runnable> revocation = new AtomicReference<>();
+
+  /**
+   * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
+   * the first acquire; missing parents are then created as container nodes.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the lock path
+   * @throws NullPointerException if {@code client} or {@code path} is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
+   */
+  public ReentrantMutex(CuratorFramework client, String path) {
+    this(client, path, LockDriver.mutex());
+  }
+
+  /**
+   * Creates a lock on {@code path} ordered by {@code driver}.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the lock path
+   * @param driver the queue order; every participant of the path must agree with it
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path, or the
+   *     driver's lock name cannot be part of a node name
+   */
+  public ReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
+    this.client = Arguments.client(client);
+    this.path = Arguments.path(path, "path");
+    this.driver = Objects.requireNonNull(driver, "driver");
+    Arguments.lockName(driver.lockName());
+    this.lock = new ThreadBoundLock(new LockContext(client, this.path));
+  }
+
+  @Override
+  public void acquire() throws InterruptedException {
+    lock.acquire(-1, this::slots, revocation.get());
+  }
+
+  @Override
+  public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
+    return lock.acquire(Arguments.timeoutNanos(time, unit), this::slots, revocation.get());
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalMonitorStateException if the current thread does not hold the lock
+   */
+  @Override
+  public void release() {
+    lock.release();
+  }
+
+  /**
+   * Whether any thread of this process holds the lock through this object.
+   *
+   * @return true if held in this process
+   */
+  @Override
+  public boolean isAcquiredInThisProcess() {
+    return lock.isAcquiredInThisProcess();
+  }
+
+  /**
+   * Whether the current thread holds the lock.
+   *
+   * @return true if the current thread holds it
+   */
+  public boolean isOwnedByCurrentThread() {
+    return lock.holdCount() > 0;
+  }
+
+  /**
+   * How many times the current thread holds the lock: acquires minus releases.
+   *
+   * @return the hold count, 0 if the current thread does not hold the lock
+   */
+  public int getHoldCount() {
+    return lock.holdCount();
+  }
+
+  @Override
+  public long fencingToken() {
+    return lock.requireCurrent().checkedFencingToken();
+  }
+
+  @Override
+  public void checkHeld() {
+    lock.requireCurrent().checkNotLost();
+  }
+
+  /**
+   * A check operation on the current thread's lock node, for the caller's own transaction: it
+   * commits only while the node, and so the lock, exists.
+   *
+   * @return the check operation
+   * @throws IllegalMonitorStateException if the current thread does not hold the lock
+   * @throws LockOwnershipLostException if the hold was lost
+   */
+  public CuratorOp ownershipCheck() {
+    return ownershipChecks().get(0);
+  }
+
+  @Override
+  public List<CuratorOp> ownershipChecks() {
+    return lock.requireCurrent().ownershipChecks();
+  }
+
+  @Override
+  public Listenable<LockStateListener> getStateListenable() {
+    return lock.context().listeners();
+  }
+
+  @Override
+  public Collection<String> getParticipantNodes() {
+    return QueueOrder.participants(client, path, driver, name -> true);
+  }
+
+  /**
+   * Makes later acquisitions revocable with Curator's protocol: when another process calls {@code
+   * Revoker.attemptRevoke(client, nodePath)} on the holder's node, {@code listener} is called (on
+   * ZooKeeper's event thread). The holder decides whether to release. Costs one extra request per
+   * acquisition, as in Curator.
+   *
+   * @param listener called when a revocation is requested
+   * @throws NullPointerException if {@code listener} is null
+   */
+  @Override
+  public void makeRevocable(RevocationListener<ReentrantMutex> listener) {
+    makeRevocable(listener, Runnable::run);
+  }
+
+  /**
+   * Makes later acquisitions revocable with Curator's protocol, calling {@code listener} on {@code
+   * executor}.
+   *
+   * @param listener called when a revocation is requested
+   * @param executor runs the listener
+   * @throws NullPointerException if an argument is null
+   */
+  @Override
+  public void makeRevocable(RevocationListener<ReentrantMutex> listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    revocation.set(() -> executor.execute(() -> listener.revocationRequested(this)));
+  }
+
+  private List<Slot> slots() {
+    return List.of(Slot.of(path, driver, revocation.get() == null ? null : new byte[0]));
+  }
+
+  @Override
+  public String toString() {
+    return "ReentrantMutex[" + path + "]";
+  }
+}

@@ -1,0 +1,54 @@
+package io.lockstep.recipes.locks.internal;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.PathUtils;
+
+/** Argument checks shared by the recipes: each failure names the argument and the bad value. */
+public final class Arguments {
+  private Arguments() {}
+
+  /** Returns {@code client}, or throws if it is null. */
+  public static CuratorFramework client(CuratorFramework client) {
+    return Objects.requireNonNull(client, "client");
+  }
+
+  /**
+   * Returns {@code path} if ZooKeeper accepts it as an absolute path: not empty, starting with
+   * {@code /}, without a trailing {@code /}, empty or relative segments, or characters ZooKeeper
+   * refuses.
+   */
+  public static String path(String path, String name) {
+    Objects.requireNonNull(path, name);
+    if (path.isEmpty()) {
+      throw new IllegalArgumentException(name + " must not be empty");
+    }
+    try {
+      return PathUtils.validatePath(path);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          name + " is not a valid ZooKeeper path: '" + path + "': " + e.getMessage(), e);
+    }
+  }
+
+  /** Converts a wait budget to nanoseconds, refusing a negative time or a null unit. */
+  public static long timeoutNanos(long time, TimeUnit unit) {
+    Objects.requireNonNull(unit, "unit");
+    if (time < 0) {
+      throw new IllegalArgumentException("time must not be negative: " + time + " " + unit);
+    }
+    return unit.toNanos(time);
+  }
+
+  /** Checks that a driver's lock name can be part of a node name. */
+  public static String lockName(String lockName) {
+    Objects.requireNonNull(lockName, "driver.lockName()");
+    if (lockName.isEmpty() || lockName.indexOf('/') >= 0) {
+      throw new IllegalArgumentException(
+          "driver.lockName() must be non-empty and free of '/': '" + lockName + "'");
+    }
+    path("/" + NodeNames.prefix("x") + lockName, "driver.lockName()");
+    return lockName;
+  }
+}

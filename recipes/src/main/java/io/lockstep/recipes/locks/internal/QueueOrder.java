@@ -1,0 +1,46 @@
+package io.lockstep.recipes.locks.internal;
+
+import io.lockstep.recipes.locks.LockDriver;
+import io.lockstep.recipes.locks.LockException;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+
+/** Sorts the children of a lock path the way a driver orders them. */
+public final class QueueOrder {
+  private QueueOrder() {}
+
+  /** The children in queue order: by the driver's sort key, ties broken by the full name. */
+  public static List<String> sort(List<String> children, LockDriver driver) {
+    Comparator<String> order =
+        Comparator.comparing(driver::sortKey).thenComparing(Comparator.naturalOrder());
+    return children.stream().sorted(order).collect(Collectors.toUnmodifiableList());
+  }
+
+  /**
+   * Reads a lock path's children and returns those accepted by {@code filter}, in queue order, as
+   * full paths. A lock path that does not exist has no participants.
+   */
+  public static List<String> participants(
+      CuratorFramework client, String path, LockDriver driver, Predicate<String> filter) {
+    List<String> children;
+    try {
+      children = client.getChildren().forPath(path);
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new LockException("Could not read the participants of lock " + path, e);
+    }
+    return sort(children, driver).stream()
+        .filter(filter)
+        .map(name -> ZKPaths.makePath(path, name))
+        .collect(Collectors.toUnmodifiableList());
+  }
+}
