@@ -96,6 +96,23 @@ public final class ServerStats {
     return watches;
   }
 
+  /**
+   * The paths one session watches, from {@code wchp}, leaving out ZooKeeper's own {@code
+   * /zookeeper} tree (Curator's ensemble tracker watches {@code /zookeeper/config}).
+   */
+  public List<String> watchedPaths(long sessionId) {
+    String session = "0x" + Long.toHexString(sessionId);
+    List<String> paths = new ArrayList<>();
+    watchesByPath()
+        .forEach(
+            (path, sessions) -> {
+              if (sessions.contains(session) && !path.startsWith("/zookeeper")) {
+                paths.add(path);
+              }
+            });
+    return paths;
+  }
+
   /** The paths of all ephemeral nodes, from {@code dump}. */
   public List<String> ephemeralNodes() {
     List<String> nodes = new ArrayList<>();

@@ -826,6 +826,10 @@ public final class Acquisition {
   // ---- holding ----
 
   private void grant(int e) {
+    if (revocationHandler != null) {
+      watchOwnNodeThenGrant(e);
+      return;
+    }
     long token;
     stateLock.lock();
     try {
@@ -839,9 +843,52 @@ public final class Acquisition {
     }
     granted.complete(null);
     context.emit(LockState.HELD, token);
-    if (revocationHandler != null) {
-      watchOwnNode(e);
+  }
+
+  /**
+   * A revocable lock watches its own node before the grant, as Curator's does, so that a revocation
+   * request is never missed; a request already written is honoured right after the grant.
+   */
+  private void watchOwnNodeThenGrant(int e) {
+    String ours;
+    stateLock.lock();
+    try {
+      if (epoch != e || !phase.isWaiting()) {
+        return;
+      }
+      ours = nodes.get(0);
+    } finally {
+      stateLock.unlock();
     }
+    Callbacks.when(
+        zk.getData(ours, ownNodeWatcher),
+        (data, failure) -> {
+          if (failure != null) {
+            if (Retries.code(failure) == Code.NONODE) {
+              onNodesLost(e, "our lock node disappeared while waiting");
+            } else {
+              onReadFailed(e, failure);
+            }
+            return;
+          }
+          long token;
+          stateLock.lock();
+          try {
+            if (epoch != e || !phase.isWaiting()) {
+              return;
+            }
+            phase = Phase.HELD;
+            ownNodeWatched = true;
+            token = fencingToken;
+          } finally {
+            stateLock.unlock();
+          }
+          granted.complete(null);
+          context.emit(LockState.HELD, token);
+          if (Arrays.equals(data.data(), REVOKE_MESSAGE)) {
+            revocationHandler.run();
+          }
+        });
   }
 
   /** The child watch of a holder: the queue changed, so start watching our own node. */
@@ -1083,12 +1130,11 @@ public final class Acquisition {
   }
 
   private LockException asLockException(Throwable failure) {
-    failure = Retries.unwrap(failure);
-    if (failure instanceof LockException) {
-      return (LockException) failure;
+    Throwable cause = Retries.unwrap(failure);
+    if (cause instanceof LockException && cause.getMessage().contains(context.description())) {
+      return (LockException) cause;
     }
-    return new LockException(
-        "ZooKeeper failure on lock " + context.description() + ": " + failure, failure);
+    return new LockException("Lock " + context.description() + ": " + cause.getMessage(), cause);
   }
 
   private static void awaitUninterruptibly(CompletableFuture<Void> future) {
