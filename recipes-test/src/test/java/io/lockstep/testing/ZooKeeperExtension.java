@@ -97,6 +97,24 @@ public final class ZooKeeperExtension
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
   }
 
+  /**
+   * Packets the server has received from the client's session, read once the count has stopped
+   * moving (so that nothing still in flight from earlier calls is counted later).
+   */
+  public long requestsSoFar(CuratorFramework client) throws Exception {
+    long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+    java.util.concurrent.atomic.AtomicLong last = new java.util.concurrent.atomic.AtomicLong(-1);
+    await("request count settles")
+        .pollInterval(Duration.ofMillis(50))
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              long now = stats().packetsReceived(session);
+              return now == last.getAndSet(now);
+            });
+    return last.get();
+  }
+
   /** A path under this test's own root. */
   public String path(String name) {
     return root + "/" + name;
@@ -110,7 +128,10 @@ public final class ZooKeeperExtension
     return ServerStats.of(server.getConnectString());
   }
 
-  /** A started client with a short retry policy; closed after the test. */
+  /**
+   * A started client with a short retry policy and without Curator's ensemble tracker (whose
+   * background reads would blur request counts); closed after the test.
+   */
   public CuratorFramework newClient() {
     return newClient(builder -> {});
   }
@@ -122,7 +143,9 @@ public final class ZooKeeperExtension
             .connectString(server.getConnectString())
             .sessionTimeoutMs(30_000)
             .connectionTimeoutMs(10_000)
-            .retryPolicy(new ExponentialBackoffRetry(100, 3));
+            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+            // no background getConfig after connecting: request counts stay exact
+            .ensembleTracker(false);
     customize.accept(builder);
     CuratorFramework client = builder.build();
     client.start();

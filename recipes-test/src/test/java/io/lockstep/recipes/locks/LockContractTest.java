@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.LockThread;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -205,12 +204,10 @@ class LockContractTest {
     FencedLock lock = kind.newLock(client, zk.path("lock"));
     lock.acquire(); // first cycle creates the lock directory
     lock.release();
-    long session = Sessions.id(client);
-
-    long before = zk.stats().packetsReceived(session);
+    long before = zk.requestsSoFar(client);
     lock.acquire();
     lock.release();
-    long after = zk.stats().packetsReceived(session);
+    long after = zk.requestsSoFar(client);
 
     assertThat(after - before).isEqualTo(3);
   }

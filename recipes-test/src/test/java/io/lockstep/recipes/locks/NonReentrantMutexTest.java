@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.LockThread;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,14 +36,13 @@ class NonReentrantMutexTest {
     CuratorFramework client = zk.newClient();
     NonReentrantMutex lock = new NonReentrantMutex(client, zk.path("lock"));
     lock.acquire();
-    long session = Sessions.id(client);
-    long before = zk.stats().packetsReceived(session);
+    long before = zk.requestsSoFar(client);
 
     assertThatThrownBy(lock::acquire)
         .isInstanceOf(IllegalMonitorStateException.class)
         .hasMessageContaining(zk.path("lock"));
 
-    assertThat(zk.stats().packetsReceived(session) - before).isZero();
+    assertThat(zk.requestsSoFar(client) - before).isZero();
     lock.release();
   }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.LockThread;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -32,12 +31,10 @@ class ReentrantMutexTest {
     ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
     lock.acquire();
     long token = lock.fencingToken();
-    long session = Sessions.id(client);
-
-    long before = zk.stats().packetsReceived(session);
+    long before = zk.requestsSoFar(client);
     lock.acquire();
     assertThat(lock.acquire(1, TimeUnit.SECONDS)).isTrue();
-    long after = zk.stats().packetsReceived(session);
+    long after = zk.requestsSoFar(client);
 
     assertThat(after - before).isZero();
     assertThat(lock.getHoldCount()).isEqualTo(3);
@@ -73,13 +70,11 @@ class ReentrantMutexTest {
     lock.makeRevocable(forLock -> {});
     lock.acquire();
     lock.release();
-    long session = Sessions.id(client);
-
-    long before = zk.stats().packetsReceived(session);
+    long before = zk.requestsSoFar(client);
     lock.acquire();
     lock.release();
 
-    assertThat(zk.stats().packetsReceived(session) - before).isEqualTo(4);
+    assertThat(zk.requestsSoFar(client) - before).isEqualTo(4);
   }
 
   @Test

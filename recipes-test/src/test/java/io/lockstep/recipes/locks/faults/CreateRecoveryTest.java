@@ -1,0 +1,108 @@
+package io.lockstep.recipes.locks.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.testing.LockThread;
+import io.lockstep.testing.Sessions;
+import io.lockstep.testing.TcpProxy;
+import io.lockstep.testing.ZooKeeperExtension;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The create of our lock node reaches the server but its answer is lost. The engine must find the
+ * node by its protection id and adopt it only if it belongs to the current session: never leave a
+ * duplicate behind, never adopt a node of another session.
+ */
+@Timeout(90)
+class CreateRecoveryTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  private TcpProxy proxy;
+
+  @BeforeEach
+  void startProxy() {
+    int port = zk.server().getPort();
+    proxy = TcpProxy.start("127.0.0.1", port);
+  }
+
+  @AfterEach
+  void stopProxy() {
+    proxy.close();
+  }
+
+  private CuratorFramework clientThroughProxy() {
+    return zk.newClient(
+        b -> b.connectString(proxy.connectString()).retryPolicy(new RetryNTimes(100, 100)));
+  }
+
+  @Test
+  void lostCreateAnswer_sameSession_adoptsTheNodeWithoutADuplicate() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    admin.create().creatingParentsIfNeeded().forPath(zk.path("lock"));
+    CuratorFramework client = clientThroughProxy();
+    long session = Sessions.id(client);
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+
+    proxy.loseNextResponse(200);
+    try (LockThread thread = new LockThread("acquirer")) {
+      CompletableFuture<Boolean> acquired = thread.call(() -> lock.acquire(30, TimeUnit.SECONDS));
+      assertThat(proxy.awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(acquired.get(30, TimeUnit.SECONDS)).isTrue();
+      List<String> children = admin.getChildren().forPath(zk.path("lock"));
+      assertThat(children).hasSize(1);
+      Stat stat = admin.checkExists().forPath(zk.path("lock") + "/" + children.get(0));
+      assertThat(stat.getEphemeralOwner()).isEqualTo(session);
+      assertThat(Sessions.id(client)).as("same session after reconnecting").isEqualTo(session);
+      assertThat(thread.call(lock::fencingToken).get()).isEqualTo(stat.getCzxid());
+      thread.run(lock::release).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void lostCreateAnswer_thenSessionExpired_refusesTheStaleNodeAndEnqueuesAfresh() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    admin.create().creatingParentsIfNeeded().forPath(zk.path("lock"));
+    CuratorFramework client = clientThroughProxy();
+    long firstSession = Sessions.id(client);
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+
+    proxy.loseNextResponse(60_000);
+    try (LockThread thread = new LockThread("acquirer")) {
+      CompletableFuture<Boolean> acquired = thread.call(() -> lock.acquire(60, TimeUnit.SECONDS));
+      assertThat(proxy.awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
+      await().until(() -> admin.getChildren().forPath(zk.path("lock")).size() == 1);
+      String created = admin.getChildren().forPath(zk.path("lock")).get(0);
+      proxy.cut();
+
+      // The first session expires, and a node with our protection id now belongs to someone else:
+      // what an abandoned session's node looks like to the recovering client.
+      Sessions.expire(client, zk.server().getConnectString());
+      await().until(() -> admin.getChildren().forPath(zk.path("lock")).isEmpty());
+      admin.create().withMode(CreateMode.EPHEMERAL).forPath(zk.path("lock") + "/" + created);
+      proxy.heal();
+
+      assertThat(acquired.get(60, TimeUnit.SECONDS)).isTrue();
+      List<String> children = admin.getChildren().forPath(zk.path("lock"));
+      assertThat(children).hasSize(1).doesNotContain(created);
+      Stat ours = admin.checkExists().forPath(zk.path("lock") + "/" + children.get(0));
+      assertThat(ours.getEphemeralOwner())
+          .isEqualTo(Sessions.id(client))
+          .isNotEqualTo(firstSession);
+      thread.run(lock::release).get(10, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package io.lockstep.recipes.locks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lockstep.recipes.locks.internal.QueueOrder;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Curator's mutex order, decided without a server. */
+class MutexDriverTest {
+  private final LockDriver driver = LockDriver.mutex();
+
+  @Test
+  void sortsBySequenceSuffix_notByProtectionId() {
+    List<String> children =
+        List.of(
+            "_c_ffffffff-0000-0000-0000-000000000000-lock-0000000002",
+            "_c_00000000-0000-0000-0000-000000000000-lock-0000000010",
+            "_c_88888888-0000-0000-0000-000000000000-lock-0000000001");
+
+    assertThat(QueueOrder.sort(children, driver))
+        .extracting(name -> name.substring(name.length() - 2))
+        .containsExactly("01", "02", "10");
+  }
+
+  @Test
+  void childWithoutTheLockName_sortsByItsFullName() {
+    assertThat(driver.sortKey("unrelated")).isEqualTo("unrelated");
+    assertThat(driver.sortKey("_c_x-lock-0000000007")).isEqualTo("0000000007");
+  }
+
+  @Test
+  void firstHolds_othersWatchTheirImmediatePredecessor() {
+    List<String> queue = List.of("a-lock-0000000001", "b-lock-0000000002", "c-lock-0000000003");
+
+    assertThat(driver.decide(queue, "a-lock-0000000001")).isEqualTo(LockDecision.hold());
+    assertThat(driver.decide(queue, "c-lock-0000000003"))
+        .isEqualTo(LockDecision.watch("b-lock-0000000002"));
+    assertThat(driver.newNodesSortLast()).isTrue();
+  }
+
+  @Test
+  void decision_describesExactlyOneOutcome() {
+    assertThatThrownBy(() -> new LockDecision(true, "x"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new LockDecision(false, null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(LockDecision.hold().holds()).isTrue();
+    assertThat(LockDecision.watch("n").watchNode()).isEqualTo("n");
+  }
+}
