@@ -36,6 +36,11 @@ class BadInputTest {
             constructorCases("NonReentrantMutex", NonReentrantMutex::new, NonReentrantMutex::new),
             methodCases("ReentrantMutex", (c, p) -> new ReentrantMutex(c, p)),
             methodCases("NonReentrantMutex", (c, p) -> new NonReentrantMutex(c, p)),
+            methodCases("ReadLock", (c, p) -> new ReadWriteMutex(c, p).readLock()),
+            methodCases("WriteLock", (c, p) -> new ReadWriteMutex(c, p).writeLock()),
+            methodCases("MultiMutex", (c, p) -> new MultiMutex(c, List.of(p + "-a", p + "-b"))),
+            readWriteCases(),
+            multiCases(),
             Stream.of(
                 bad(
                     "ReentrantMutex.makeRevocable(null)",
@@ -123,6 +128,89 @@ class BadInputTest {
             (c, p) -> three.make(c, p, slashed),
             IllegalArgumentException.class,
             "driver.lockName()"));
+  }
+
+  private static Stream<Arguments> readWriteCases() {
+    return Stream.of(
+        bad(
+            "ReadWriteMutex(null client)",
+            (c, p) -> new ReadWriteMutex(null, p),
+            NullPointerException.class,
+            "client"),
+        bad(
+            "ReadWriteMutex(null path)",
+            (c, p) -> new ReadWriteMutex(c, null),
+            NullPointerException.class,
+            "path"),
+        bad(
+            "ReadWriteMutex(trailing slash)",
+            (c, p) -> new ReadWriteMutex(c, p + "/", new byte[0]),
+            IllegalArgumentException.class,
+            "path"));
+  }
+
+  private static Stream<Arguments> multiCases() {
+    byte[] large = new byte[600 * 1024];
+    return Stream.of(
+        bad(
+            "MultiMutex(null client)",
+            (c, p) -> new MultiMutex(null, List.of(p)),
+            NullPointerException.class,
+            "client"),
+        bad(
+            "MultiMutex(null paths)",
+            (c, p) -> new MultiMutex(c, null),
+            NullPointerException.class,
+            "paths"),
+        bad(
+            "MultiMutex(no paths)",
+            (c, p) -> new MultiMutex(c, List.of()),
+            IllegalArgumentException.class,
+            "paths must not be empty"),
+        bad(
+            "MultiMutex(null element)",
+            (c, p) -> new MultiMutex(c, java.util.Arrays.asList(p + "-a", null)),
+            NullPointerException.class,
+            "paths[1]"),
+        bad(
+            "MultiMutex(invalid element)",
+            (c, p) -> new MultiMutex(c, List.of(p + "-a", "relative")),
+            IllegalArgumentException.class,
+            "paths[1]"),
+        bad(
+            "MultiMutex(duplicate paths)",
+            (c, p) -> new MultiMutex(c, List.of(p + "-a", p + "-b", p + "-a")),
+            IllegalArgumentException.class,
+            "paths[0] and paths[2] are the same path"),
+        bad(
+            "MultiMutex(a path inside another)",
+            (c, p) -> new MultiMutex(c, List.of(p + "/inner", p)),
+            IllegalArgumentException.class,
+            "lie one inside the other"),
+        bad(
+            "MultiMutex(transaction too large)",
+            (c, p) -> MultiMutex.builder(c).mutex(p + "-a").write(p + "-b").lockData(large).build(),
+            IllegalArgumentException.class,
+            "jute.maxbuffer"),
+        bad(
+            "MultiMutex(null locks)",
+            (c, p) ->
+                new MultiMutex(
+                    (List<org.apache.curator.framework.recipes.locks.InterProcessLock>) null),
+            NullPointerException.class,
+            "locks"),
+        bad(
+            "MultiMutex(no locks)",
+            (c, p) ->
+                new MultiMutex(
+                    List.<org.apache.curator.framework.recipes.locks.InterProcessLock>of()),
+            IllegalArgumentException.class,
+            "locks must not be empty"),
+        bad(
+            "MultiMutex.builder(null)",
+            (c, p) -> MultiMutex.builder(null),
+            NullPointerException.class,
+            "client"));
   }
 
   private static Stream<Arguments> methodCases(String type, TwoArgs make) {

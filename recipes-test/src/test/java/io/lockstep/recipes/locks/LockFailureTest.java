@@ -3,6 +3,7 @@ package io.lockstep.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
@@ -110,6 +111,7 @@ class LockFailureTest {
   @ParameterizedTest
   @EnumSource(LockKind.class)
   void holderNodeDeleted_isReportedLost(LockKind kind) throws Exception {
+    assumeTrue(kind.detectsNodeDeletion(), "multi-locks notice only session loss");
     CuratorFramework admin = zk.newClient();
     FencedLock lock = kind.newLock(zk.newClient(), zk.path("lock"));
     List<LockState> states = new CopyOnWriteArrayList<>();
@@ -134,6 +136,7 @@ class LockFailureTest {
   @ParameterizedTest
   @EnumSource(LockKind.class)
   void holderNodeDeletedUnderContention_isReportedLost(LockKind kind) throws Exception {
+    assumeTrue(kind.detectsNodeDeletion(), "multi-locks notice only session loss");
     CuratorFramework admin = zk.newClient();
     FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));
     FencedLock waiter = kind.newLock(zk.newClient(), zk.path("lock"));

@@ -21,6 +21,44 @@ enum LockKind {
     boolean isThreadBound() {
       return false;
     }
+  },
+  WRITE_LOCK {
+    @Override
+    FencedLock newLock(CuratorFramework client, String path) {
+      return new ReadWriteMutex(client, path).writeLock();
+    }
+  },
+  MULTI_MUTEX {
+    @Override
+    FencedLock newLock(CuratorFramework client, String path) {
+      return new MultiMutex(client, lockPaths(path));
+    }
+
+    @Override
+    List<String> lockPaths(String path) {
+      return List.of(path + "-a", path + "-b", path + "-c");
+    }
+
+    @Override
+    boolean detectsNodeDeletion() {
+      return false;
+    }
+  },
+  MULTI_MUTEX_MIXED_MODES {
+    @Override
+    FencedLock newLock(CuratorFramework client, String path) {
+      return MultiMutex.builder(client).write(path + "-w").mutex(path + "-m").build();
+    }
+
+    @Override
+    List<String> lockPaths(String path) {
+      return List.of(path + "-w", path + "-m");
+    }
+
+    @Override
+    boolean detectsNodeDeletion() {
+      return false;
+    }
   };
 
   /**
@@ -35,6 +73,11 @@ enum LockKind {
 
   /** Whether holds belong to threads (reentrant) rather than to the lock object. */
   boolean isThreadBound() {
+    return true;
+  }
+
+  /** Whether a holder notices that a third party deleted its node (single-path locks do). */
+  boolean detectsNodeDeletion() {
     return true;
   }
 }

@@ -1,19 +1,15 @@
 package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.locks.internal.Arguments;
-import io.lockstep.recipes.locks.internal.LockContext;
 import io.lockstep.recipes.locks.internal.QueueOrder;
 import io.lockstep.recipes.locks.internal.Slot;
-import io.lockstep.recipes.locks.internal.ThreadBoundLock;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.listen.Listenable;
 import org.apache.curator.framework.recipes.locks.Revocable;
 import org.apache.curator.framework.recipes.locks.RevocationListener;
 
@@ -60,11 +56,11 @@ import org.apache.curator.framework.recipes.locks.RevocationListener;
  * writes that matter. Do not acquire from a ZooKeeper or Curator callback thread: waiting there
  * blocks the events the lock waits for.
  */
-public final class ReentrantMutex implements FencedLock, Revocable<ReentrantMutex> {
+public final class ReentrantMutex extends ThreadBoundFencedLock
+    implements Revocable<ReentrantMutex> {
   private final CuratorFramework client;
   private final String path;
   private final LockDriver driver;
-  private final ThreadBoundLock lock;
   private final AtomicReference<Runnable> revocation = new AtomicReference<>();
 
   /**
@@ -91,69 +87,11 @@ public final class ReentrantMutex implements FencedLock, Revocable<ReentrantMute
    *     driver's lock name cannot be part of a node name
    */
   public ReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this.client = Arguments.client(client);
-    this.path = Arguments.path(path, "path");
+    super(Arguments.client(client), Arguments.path(path, "path"));
+    this.client = client;
+    this.path = path;
     this.driver = Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
-    this.lock = new ThreadBoundLock(new LockContext(client, this.path));
-  }
-
-  @Override
-  public void acquire() throws InterruptedException {
-    lock.acquire(-1, this::slots, revocation.get());
-  }
-
-  @Override
-  public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-    return lock.acquire(Arguments.timeoutNanos(time, unit), this::slots, revocation.get());
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * @throws IllegalMonitorStateException if the current thread does not hold the lock
-   */
-  @Override
-  public void release() {
-    lock.release();
-  }
-
-  /**
-   * Whether any thread of this process holds the lock through this object.
-   *
-   * @return true if held in this process
-   */
-  @Override
-  public boolean isAcquiredInThisProcess() {
-    return lock.isAcquiredInThisProcess();
-  }
-
-  /**
-   * Whether the current thread holds the lock.
-   *
-   * @return true if the current thread holds it
-   */
-  public boolean isOwnedByCurrentThread() {
-    return lock.holdCount() > 0;
-  }
-
-  /**
-   * How many times the current thread holds the lock: acquires minus releases.
-   *
-   * @return the hold count, 0 if the current thread does not hold the lock
-   */
-  public int getHoldCount() {
-    return lock.holdCount();
-  }
-
-  @Override
-  public long fencingToken() {
-    return lock.requireCurrent().checkedFencingToken();
-  }
-
-  @Override
-  public void checkHeld() {
-    lock.requireCurrent().checkNotLost();
   }
 
   /**
@@ -166,16 +104,6 @@ public final class ReentrantMutex implements FencedLock, Revocable<ReentrantMute
    */
   public CuratorOp ownershipCheck() {
     return ownershipChecks().get(0);
-  }
-
-  @Override
-  public List<CuratorOp> ownershipChecks() {
-    return lock.requireCurrent().ownershipChecks();
-  }
-
-  @Override
-  public Listenable<LockStateListener> getStateListenable() {
-    return lock.context().listeners();
   }
 
   @Override
@@ -212,7 +140,13 @@ public final class ReentrantMutex implements FencedLock, Revocable<ReentrantMute
     revocation.set(() -> executor.execute(() -> listener.revocationRequested(this)));
   }
 
-  private List<Slot> slots() {
+  @Override
+  Runnable revocationHandler() {
+    return revocation.get();
+  }
+
+  @Override
+  List<Slot> slots() {
     return List.of(Slot.of(path, driver, revocation.get() == null ? null : new byte[0]));
   }
 

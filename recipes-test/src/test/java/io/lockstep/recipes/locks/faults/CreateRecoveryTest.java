@@ -3,6 +3,7 @@ package io.lockstep.recipes.locks.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
@@ -68,6 +69,33 @@ class CreateRecoveryTest {
       assertThat(stat.getEphemeralOwner()).isEqualTo(session);
       assertThat(Sessions.id(client)).as("same session after reconnecting").isEqualTo(session);
       assertThat(thread.call(lock::fencingToken).get()).isEqualTo(stat.getCzxid());
+      thread.run(lock::release).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void lostTransactionAnswer_multiLockAdoptsAllItsNodes_withoutDuplicates() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    List<String> paths = List.of(zk.path("a"), zk.path("b"), zk.path("c"));
+    for (String path : paths) {
+      admin.create().creatingParentsIfNeeded().forPath(path);
+    }
+    CuratorFramework client = clientThroughProxy();
+    MultiMutex lock = new MultiMutex(client, paths);
+
+    proxy.loseNextResponse(200);
+    try (LockThread thread = new LockThread("acquirer")) {
+      CompletableFuture<Boolean> acquired = thread.call(() -> lock.acquire(30, TimeUnit.SECONDS));
+      assertThat(proxy.awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(acquired.get(30, TimeUnit.SECONDS)).isTrue();
+      long token = thread.call(lock::fencingToken).get();
+      for (String path : paths) {
+        List<String> children = admin.getChildren().forPath(path);
+        assertThat(children).hasSize(1);
+        assertThat(admin.checkExists().forPath(path + "/" + children.get(0)).getCzxid())
+            .isEqualTo(token);
+      }
       thread.run(lock::release).get(10, TimeUnit.SECONDS);
     }
   }

@@ -407,7 +407,7 @@ final class ZkAsync {
    * Resolves a create through Curator's create builder, which applies the client's namespace,
    * ACLProvider and default data, and returns the request it would send.
    */
-  private CreateRequest resolveCreate(Slot slot, String protectionId) {
+  CreateRequest resolveCreate(Slot slot, String protectionId) {
     String path = slot.nodePathToCreate(protectionId);
     byte[] data = slot.data();
     try {

@@ -1,0 +1,193 @@
+package io.lockstep.recipes.locks;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.listen.Listenable;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+
+/**
+ * {@link MultiMutex}'s composed form: arbitrary locks taken one after another, as Curator's {@code
+ * InterProcessMultiLock} does. Not deadlock-free.
+ */
+final class ComposedLock implements FencedLock {
+  private final List<InterProcessLock> locks;
+
+  ComposedLock(List<InterProcessLock> locks) {
+    this.locks = List.copyOf(locks);
+  }
+
+  @Override
+  public void acquire() throws InterruptedException {
+    acquireAll(-1);
+  }
+
+  @Override
+  public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
+    return acquireAll(io.lockstep.recipes.locks.internal.Arguments.timeoutNanos(time, unit));
+  }
+
+  /** In order, within one total budget; on failure releases what it took, in reverse. */
+  private boolean acquireAll(long timeoutNanos) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    List<InterProcessLock> acquired = new ArrayList<>();
+    try {
+      for (InterProcessLock lock : locks) {
+        if (timeoutNanos < 0) {
+          lock.acquire();
+        } else if (!lock.acquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+          releaseAll(acquired, null);
+          return false;
+        }
+        acquired.add(lock);
+      }
+      return true;
+    } catch (InterruptedException | RuntimeException e) {
+      releaseAll(acquired, e);
+      throw e;
+    } catch (Exception e) {
+      LockException failure = new LockException("Could not acquire " + this + ": " + e, e);
+      releaseAll(acquired, failure);
+      throw failure;
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Releases every lock in reverse order, even when some fail; the first failure is thrown with
+   * the others added as suppressed exceptions.
+   */
+  @Override
+  public void release() {
+    RuntimeException failure = releaseAll(locks, null);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Releases in reverse order; returns the first failure (or adds them all to {@code primary}). */
+  private static RuntimeException releaseAll(List<InterProcessLock> held, Exception primary) {
+    RuntimeException first = null;
+    for (int i = held.size() - 1; i >= 0; i--) {
+      try {
+        held.get(i).release();
+      } catch (Exception e) {
+        if (primary != null) {
+          primary.addSuppressed(e);
+        } else if (first == null) {
+          first =
+              e instanceof RuntimeException
+                  ? (RuntimeException) e
+                  : new LockException("Could not release " + held.get(i) + ": " + e, e);
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    return first;
+  }
+
+  @Override
+  public boolean isAcquiredInThisProcess() {
+    for (InterProcessLock lock : locks) {
+      if (!lock.isAcquiredInThisProcess()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Not available: composed locks have one token each.
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  public long fencingToken() {
+    throw new UnsupportedOperationException(
+        "A MultiMutex composed of locks has no single fencing token; read each lock's own");
+  }
+
+  @Override
+  public void checkHeld() {
+    for (InterProcessLock lock : locks) {
+      if (lock instanceof FencedLock) {
+        ((FencedLock) lock).checkHeld();
+      } else if (!lock.isAcquiredInThisProcess()) {
+        throw new IllegalMonitorStateException("Not held: " + lock);
+      }
+    }
+  }
+
+  @Override
+  public List<CuratorOp> ownershipChecks() {
+    List<CuratorOp> checks = new ArrayList<>();
+    for (FencedLock lock : fencedLocks("ownership checks")) {
+      checks.addAll(lock.ownershipChecks());
+    }
+    return List.copyOf(checks);
+  }
+
+  @Override
+  public Listenable<LockStateListener> getStateListenable() {
+    List<FencedLock> fenced = fencedLocks("state listeners");
+    return new Listenable<>() {
+      @Override
+      public void addListener(LockStateListener listener) {
+        fenced.forEach(lock -> lock.getStateListenable().addListener(listener));
+      }
+
+      @Override
+      public void addListener(LockStateListener listener, Executor executor) {
+        fenced.forEach(lock -> lock.getStateListenable().addListener(listener, executor));
+      }
+
+      @Override
+      public void removeListener(LockStateListener listener) {
+        fenced.forEach(lock -> lock.getStateListenable().removeListener(listener));
+      }
+    };
+  }
+
+  @Override
+  public Collection<String> getParticipantNodes() {
+    List<String> nodes = new ArrayList<>();
+    for (InterProcessLock lock : locks) {
+      if (lock instanceof FencedLock) {
+        nodes.addAll(((FencedLock) lock).getParticipantNodes());
+      } else if (lock instanceof InterProcessMutex) {
+        try {
+          nodes.addAll(((InterProcessMutex) lock).getParticipantNodes());
+        } catch (Exception e) {
+          throw new LockException("Could not read the participants of " + lock, e);
+        }
+      }
+    }
+    return List.copyOf(nodes);
+  }
+
+  private List<FencedLock> fencedLocks(String what) {
+    List<FencedLock> fenced = new ArrayList<>();
+    for (InterProcessLock lock : locks) {
+      if (!(lock instanceof FencedLock)) {
+        throw new UnsupportedOperationException(
+            "A MultiMutex composed of locks offers "
+                + what
+                + " only when every lock is a FencedLock: "
+                + lock);
+      }
+      fenced.add((FencedLock) lock);
+    }
+    return fenced;
+  }
+
+  @Override
+  public String toString() {
+    return "MultiMutex" + locks;
+  }
+}
