@@ -207,6 +207,21 @@ class BadInputTest {
             IllegalArgumentException.class,
             "locks must not be empty"),
         bad(
+            "LockInspector(null)",
+            (c, p) -> new LockInspector(null),
+            NullPointerException.class,
+            "client"),
+        bad(
+            "LockInspector.inspect(null)",
+            (c, p) -> new LockInspector(c).inspect(null),
+            NullPointerException.class,
+            "path"),
+        bad(
+            "LockInspector.inspect(relative)",
+            (c, p) -> new LockInspector(c).inspect("locks/a"),
+            IllegalArgumentException.class,
+            "path"),
+        bad(
             "MultiMutex.builder(null)",
             (c, p) -> MultiMutex.builder(null),
             NullPointerException.class,

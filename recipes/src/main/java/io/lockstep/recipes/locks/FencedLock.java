@@ -27,6 +27,11 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * }
  * }</pre>
  *
+ * <p><b>Failures.</b> ZooKeeper failures surface as {@link LockException}; a timed acquire that
+ * runs out of time returns false; an interrupted acquire throws {@link InterruptedException}. In
+ * each case the attempt's node is deleted (retried in the background until it succeeds) and its
+ * watches are removed: no grant is ever left that the caller does not know about.
+ *
  * <p><b>A distributed lock is not a JVM mutex.</b> A holder can be paused (a long GC, a stalled
  * disk) for longer than its session timeout. Its session expires, ZooKeeper deletes its node, the
  * next waiter is granted the lock, and the paused holder resumes believing it still holds it:
@@ -44,10 +49,9 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * or, when the resource is in ZooKeeper, put {@link #ownershipChecks()} in the same transaction as
  * the write, so the write commits only while the lock node exists.
  *
- * <p><b>Failures.</b> ZooKeeper failures surface as {@link LockException}; a timed acquire that
- * runs out of time returns false; an interrupted acquire throws {@link InterruptedException}. In
- * each case the attempt's node is deleted (retried in the background until it succeeds) and its
- * watches are removed: no grant is ever left that the caller does not know about.
+ * <p><b>Limits.</b> Do not acquire from a ZooKeeper or Curator callback thread (a watcher, a
+ * listener): waiting there blocks the very events the lock waits for. A lock object is cheap; share
+ * a Curator client, not necessarily lock objects.
  */
 public interface FencedLock extends InterProcessLock {
   /**
@@ -62,7 +66,9 @@ public interface FencedLock extends InterProcessLock {
 
   /**
    * Acquires the lock if it is granted within the given total time. The budget covers every step
-   * (creating the node, reading the queue, waiting); a zero budget still makes one attempt.
+   * (creating the node, reading the queue, waiting). A zero budget still makes one attempt (create
+   * and one read of the queue); a budget shorter than that attempt may therefore be overrun, by at
+   * most the client's connection timeout when ZooKeeper is unreachable.
    *
    * @param time the longest time to wait, not negative
    * @param unit the unit of {@code time}

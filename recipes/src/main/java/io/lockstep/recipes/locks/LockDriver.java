@@ -19,7 +19,9 @@ import java.util.List;
  * must then use drivers that agree on the order.
  *
  * <p>Implementations must be immutable, thread-safe and quick: they are called on ZooKeeper's event
- * thread.
+ * thread. A waiter must be told to watch a node whose deletion or change may let it hold; a node it
+ * watches that does not move leaves it waiting. A driver that throws, or names a node that is not
+ * another child, fails the acquire with {@link LockException}.
  */
 public interface LockDriver {
   /**
@@ -57,7 +59,8 @@ public interface LockDriver {
    * Whether a node created after ours always sorts after ours. When true, a waiter whose watched
    * node was at the head of the queue takes the lock as soon as that node is deleted, without
    * reading the children again: the handoff then costs one small request instead of a read of the
-   * whole queue. Return true only when the order guarantees it; the default is false.
+   * whole queue. Return true only when the order guarantees it and the first node of the queue
+   * always holds; the default is false.
    *
    * @return true if new nodes always sort last
    */

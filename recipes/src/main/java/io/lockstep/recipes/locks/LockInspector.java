@@ -20,8 +20,8 @@ import org.apache.zookeeper.data.Stat;
  * ReentrantMutex}, {@link NonReentrantMutex}, {@link MultiMutex} and Curator's {@code
  * InterProcessMutex}), the read-write queue ({@code __READ__} and {@code __WRIT__} nodes) and
  * Curator's {@code InterProcessSemaphoreMutex} (whose holders are the children of {@code
- * <path>/leases}). What it reports is a snapshot: the queue may have moved on by the time it is
- * printed.
+ * <path>/leases}; when a path has that layout, only the leases are reported). What it reports is a
+ * snapshot: the queue may have moved on by the time it is printed.
  *
  * <pre>{@code
  * LockInspector.Snapshot snapshot = new LockInspector(client).inspect("/locks/orders");
@@ -62,7 +62,8 @@ public final class LockInspector {
    * @param mode how the node takes part in the queue
    * @param data the node's data (often the holder's address, or data the caller chose)
    * @param sessionId the ZooKeeper session that owns the node (0 for a node that is not ephemeral)
-   * @param age how long ago the node was created, by the server's clock
+   * @param age how long ago the node was created: this machine's clock against the server's
+   *     creation time (clock skew shows up here)
    */
   public record Entry(String node, Mode mode, byte[] data, long sessionId, Duration age) {
     /**

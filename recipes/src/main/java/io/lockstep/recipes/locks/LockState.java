@@ -19,16 +19,17 @@ public enum LockState {
   HELD,
 
   /**
-   * The connection to ZooKeeper is suspended: the lock may still be held, or the session may
-   * already have expired on the server and another client may hold it. Pause work that is not
-   * fenced.
+   * The connection to ZooKeeper is suspended (or read-only): the lock may still be held, or the
+   * session may already have expired on the server and another client may hold it. Pause work that
+   * is not fenced.
    */
   AT_RISK,
 
   /**
-   * The lock is no longer held: the session expired or was abandoned, or our node was deleted.
-   * Another client may hold it now. {@link FencedLock#checkHeld()} throws {@link
-   * LockOwnershipLostException}; the holder should stop and call {@code release()}.
+   * The lock is no longer held: the session expired or was abandoned (a reconnect in a new session
+   * counts as that), or our node was deleted. Another client may hold it now. {@link
+   * FencedLock#checkHeld()} throws {@link LockOwnershipLostException}; the holder should stop and
+   * call {@code release()}.
    */
   LOST,
 

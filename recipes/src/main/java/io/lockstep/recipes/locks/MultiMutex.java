@@ -32,7 +32,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * deadlocks when two callers list shared paths in different orders.
  *
  * <pre>{@code
- * MultiMutex transfer = new MultiMutex(client, List.of("/accounts/17", "/accounts/4"));
+ * MultiMutex transfer = new MultiMutex(client, List.of("/locks/accounts/17", "/locks/accounts/4"));
  * transfer.acquire();
  * try {
  *   List<CuratorOp> ops = new ArrayList<>(transfer.ownershipChecks());
@@ -50,8 +50,10 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * lock finds out whether it committed (it is all or nothing); missing lock directories are created
  * as containers, again if one is reaped in between. The fencing token is the zxid of the enqueuing
  * transaction, and {@link #ownershipChecks()} returns a check for every node. Loss is reported when
- * the session is lost; a node deleted by a third party is noticed only by the ownership checks,
- * because watching every node would cost a request per path.
+ * the session is lost, and on a reconnect that finds a node missing; a node deleted by a third
+ * party while connected is noticed only by the ownership checks, because watching every node would
+ * cost a request per path. Keep lock paths apart from data paths: empty lock directories are
+ * container nodes that the server deletes.
  *
  * <p><b>Cost.</b> An uncontended acquire and release is 3 ZooKeeper requests whatever the number of
  * paths: one transaction of creates, one read-only transaction of child lists, one transaction of
@@ -165,16 +167,36 @@ public final class MultiMutex implements FencedLock {
     return delegate.fencingToken();
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws UnsupportedOperationException for the composed form, if a lock is not a {@link
+   *     FencedLock} and is not held
+   */
   @Override
   public void checkHeld() {
     delegate.checkHeld();
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws UnsupportedOperationException for the composed form, unless every lock is a {@link
+   *     FencedLock}
+   */
   @Override
   public List<CuratorOp> ownershipChecks() {
     return delegate.ownershipChecks();
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For the composed form, a listener added here is added to every lock.
+   *
+   * @throws UnsupportedOperationException for the composed form, unless every lock is a {@link
+   *     FencedLock}
+   */
   @Override
   public Listenable<LockStateListener> getStateListenable() {
     return delegate.getStateListenable();
@@ -203,7 +225,7 @@ public final class MultiMutex implements FencedLock {
     private final CuratorFramework client;
     private final List<String> paths = new ArrayList<>();
     private final List<LockDriver> drivers = new ArrayList<>();
-    private byte[] lockData;
+    private byte[] lockData; // confined to the building thread, like the lists
 
     private Builder(CuratorFramework client) {
       this.client = client;

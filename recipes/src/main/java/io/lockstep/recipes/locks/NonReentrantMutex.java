@@ -34,13 +34,11 @@ import org.apache.curator.framework.listen.Listenable;
  * <pre>{@code
  * NonReentrantMutex lock = new NonReentrantMutex(client, "/locks/batch");
  * lock.acquire();
- * executor.execute(() -> {
- *   try {
- *     runBatch(lock.fencingToken());
- *   } finally {
- *     lock.release(); // any thread may release
- *   }
- * });
+ * try {
+ *   runBatch(lock.fencingToken()); // may hand work to other threads; any thread may release
+ * } finally {
+ *   lock.release();
+ * }
  * }</pre>
  *
  * <p><b>Failures.</b> As for {@link ReentrantMutex}: a timeout returns false, an interrupt throws

@@ -5,6 +5,7 @@ import io.lockstep.recipes.locks.internal.QueueOrder;
 import io.lockstep.recipes.locks.internal.Slot;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
@@ -44,8 +45,9 @@ import org.apache.curator.utils.ZKPaths;
  * while held is reported to each lock's state listeners. An uncontended read or write cycle costs 3
  * requests.
  *
- * <p><b>Limits.</b> See {@link FencedLock}. A fencing token orders holders of the write lock;
- * readers share the lock, so their tokens only order them against writers.
+ * <p><b>Limits.</b> See {@link FencedLock}. Fence writes with the write lock's token. Readers share
+ * the lock, so a reader's token says little about other readers; and a read hold taken by a
+ * downgrade carries a token newer than that of writers queued behind the write hold.
  */
 public final class ReadWriteMutex {
   private final ReadLock readLock;
@@ -197,6 +199,28 @@ public final class ReadWriteMutex {
     public Collection<String> getParticipantNodes() {
       return QueueOrder.participants(
           client, path, ReadWriteDriver.WRITE, ReadWriteDriver::isWriter);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalMonitorStateException if the current thread holds the read lock but not the
+     *     write lock: the upgrade would wait for itself forever
+     */
+    @Override
+    public void acquire() throws InterruptedException {
+      super.acquire();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Returns false at once, sending nothing, if the current thread holds the read lock but not
+     * the write lock: the upgrade could never be granted.
+     */
+    @Override
+    public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
+      return super.acquire(time, unit);
     }
 
     /** A reader that is not the writer would wait for its own read node: an upgrade. */

@@ -43,9 +43,11 @@ public final class Acquisition {
    * Algorithm notes.
    *
    * Invariants:
-   * - `phase` moves forward only: ENQUEUING/WAITING -> HELD -> (AT_RISK <-> HELD) -> LOST -> RELEASED,
-   *   or ENQUEUING/WAITING -> CANCELLED | FAILED. Exactly one of grant() and cancel() wins, decided
-   *   under stateLock, so a grant the caller does not know about cannot happen.
+   * - `phase` goes ENQUEUING/WAITING -> HELD -> (AT_RISK <-> HELD) -> LOST -> RELEASED, or
+   *   ENQUEUING/WAITING -> CANCELLED | FAILED; a waiter whose nodes were lost goes back to
+   *   ENQUEUING in a new epoch. Nothing returns to waiting once granted. Exactly one of grant() and
+   *   withdraw() wins, decided under stateLock, so a grant the caller does not know about cannot
+   *   happen.
    * - `epoch` changes whenever our nodes are lost while waiting and we enqueue again; every callback
    *   carries the epoch it was issued in and is ignored when it is stale. A stale create that
    *   succeeded deletes what it created.
@@ -841,8 +843,8 @@ public final class Acquisition {
     } finally {
       stateLock.unlock();
     }
+    context.emit(LockState.HELD, token); // before the caller wakes: listeners hear HELD first
     granted.complete(null);
-    context.emit(LockState.HELD, token);
   }
 
   /**
@@ -883,8 +885,8 @@ public final class Acquisition {
           } finally {
             stateLock.unlock();
           }
-          granted.complete(null);
           context.emit(LockState.HELD, token);
+          granted.complete(null);
           if (Arrays.equals(data.data(), REVOKE_MESSAGE)) {
             revocationHandler.run();
           }

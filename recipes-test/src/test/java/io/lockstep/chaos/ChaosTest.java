@@ -1,0 +1,56 @@
+package io.lockstep.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The worst day, as a test: all recipes under server kills, session expiry, partitions and slow
+ * links, with checkers that fail the run on a stale write accepted, an overlap of exclusive
+ * holders, an acquire that outlives its budget, or a node or watch left behind.
+ *
+ * <p>Inside {@code mvn -B verify} it runs for one minute. The long run: {@code mvn -B -pl
+ * recipes-test -Pchaos verify -Dchaos.minutes=N}. Replay a schedule with {@code -Dchaos.seed=S}
+ * (the seed is printed first).
+ */
+class ChaosTest {
+  @Test
+  void allRecipesUnderFaults_keepExclusionAndFencing_andLeaveNothingBehind() throws Exception {
+    long minutes = Long.getLong("chaos.minutes", 0);
+    Duration duration = minutes > 0 ? Duration.ofMinutes(minutes) : Duration.ofSeconds(60);
+    long seed = Long.getLong("chaos.seed", System.nanoTime());
+    ChaosRun.Config config = new ChaosRun.Config(seed, duration, 6, 2);
+    System.out.println("chaos seed " + seed + " (replay with -Dchaos.seed=" + seed + ")");
+
+    Tally tally =
+        assertTimeoutPreemptively(
+            duration.plusMinutes(6),
+            () -> {
+              try (ChaosRun run = new ChaosRun(config)) {
+                return run.run();
+              }
+            });
+
+    List<String> lines = new ArrayList<>(tally.summary(seed, duration.toSeconds(), 6, 12));
+    tally.violations.stream().limit(20).forEach(v -> lines.add("chaos violation: " + v));
+    lines.forEach(System.out::println);
+    write(lines);
+    assertThat(tally.violations).as("violations (seed %d)", seed).isEmpty();
+    assertThat(tally.acquired.sum()).as("operations").isPositive();
+    assertThat(tally.faults()).as("faults injected").isPositive();
+  }
+
+  private static void write(List<String> lines) throws IOException {
+    Path target = Path.of("target");
+    if (Files.isDirectory(target)) {
+      Files.write(target.resolve("chaos-summary.txt"), lines);
+    }
+  }
+}

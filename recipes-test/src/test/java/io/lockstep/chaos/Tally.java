@@ -1,0 +1,70 @@
+package io.lockstep.chaos;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
+
+/** What a chaos run counted, and the violations it found. */
+final class Tally {
+  final LongAdder acquired = new LongAdder();
+  final LongAdder timedOut = new LongAdder();
+  final LongAdder failed = new LongAdder();
+  final LongAdder released = new LongAdder();
+  final LongAdder serverKills = new LongAdder();
+  final LongAdder leaderKills = new LongAdder();
+  final LongAdder sessionExpiries = new LongAdder();
+  final LongAdder partitionsCut = new LongAdder();
+  final LongAdder partitionsSilent = new LongAdder();
+  final LongAdder slowLinks = new LongAdder();
+  final LongAdder atRisk = new LongAdder();
+  final LongAdder lost = new LongAdder();
+  final LongAdder fencedWritesAccepted = new LongAdder();
+  final LongAdder fencedWritesRefused = new LongAdder();
+  final LongAdder zkWritesCommitted = new LongAdder();
+  final LongAdder zkWritesRefused = new LongAdder();
+  final LongAdder zkWritesUnsure = new LongAdder();
+  final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+
+  void violation(String what) {
+    violations.add(what);
+  }
+
+  long faults() {
+    return serverKills.sum()
+        + sessionExpiries.sum()
+        + partitionsCut.sum()
+        + partitionsSilent.sum()
+        + slowLinks.sum();
+  }
+
+  /** One line per figure, as the chaos profile prints them. */
+  List<String> summary(long seed, long seconds, int clients, int workers) {
+    return List.of(
+        String.format(
+            "chaos run: seed=%d duration=%ds clients=%d workers=%d",
+            seed, seconds, clients, workers),
+        String.format(
+            "chaos operations: acquired=%d timed-out=%d failed=%d released=%d",
+            acquired.sum(), timedOut.sum(), failed.sum(), released.sum()),
+        String.format(
+            "chaos faults: server-kills=%d (leader %d) session-expiries=%d partitions=%d (cut %d,"
+                + " silent %d) slow-links=%d",
+            serverKills.sum(),
+            leaderKills.sum(),
+            sessionExpiries.sum(),
+            partitionsCut.sum() + partitionsSilent.sum(),
+            partitionsCut.sum(),
+            partitionsSilent.sum(),
+            slowLinks.sum()),
+        String.format("chaos loss notifications: at-risk=%d lost=%d", atRisk.sum(), lost.sum()),
+        String.format(
+            "chaos fenced writes: resource accepted=%d refused-stale=%d; zookeeper committed=%d"
+                + " refused-by-ownership-check=%d unsure(connection)=%d",
+            fencedWritesAccepted.sum(),
+            fencedWritesRefused.sum(),
+            zkWritesCommitted.sum(),
+            zkWritesRefused.sum(),
+            zkWritesUnsure.sum()),
+        String.format("chaos violations: %d", violations.size()));
+  }
+}
