@@ -3,9 +3,9 @@ package io.lockstep.demo;
 import io.lockstep.demo.Bank.Balance;
 import io.lockstep.demo.ExclusionChecker.Claim;
 import io.lockstep.demo.ExclusionChecker.Hold;
-import io.lockstep.demo.Recipes.Guard;
 import io.lockstep.demo.Workload.Instance;
 import io.lockstep.recipes.locks.LockState;
+import io.lockstep.testing.SessionExpiry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,13 +63,7 @@ final class Chaos implements AutoCloseable {
     this.console = console;
     this.start = start;
     this.duration = duration;
-    this.scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "demo-chaos");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(Daemons.named("demo-chaos"));
   }
 
   /** Schedules the faults of a run that began at {@code start} ({@link System#nanoTime()}). */
@@ -195,7 +189,7 @@ final class Chaos implements AutoCloseable {
                 victim.id(), name, session));
         scene.metrics().faults.increment();
         scene.sessions().ended(session, System.nanoTime());
-        var unused = SessionLog.expire(client, scene.ensemble().connectString());
+        var unused = SessionExpiry.expire(client, scene.ensemble().connectString());
         if (scene.recipes().fenced()) {
           say(
               completedWithin(lost, WAIT_FOR_LOSS)

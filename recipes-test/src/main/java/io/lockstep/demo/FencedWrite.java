@@ -33,7 +33,7 @@ final class FencedWrite {
   }
 
   /** Prepares {@code writes} under {@code guard}'s ownership checks (may be no writes at all). */
-  static FencedWrite prepare(Recipes.Guard guard, List<CuratorOp> writes) {
+  static FencedWrite prepare(Guard guard, List<CuratorOp> writes) {
     List<CuratorOp> fence;
     try {
       fence = guard.fence();

@@ -1,6 +1,7 @@
 package io.lockstep.demo;
 
 import io.lockstep.recipes.locks.LockState;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,7 @@ import org.HdrHistogram.Histogram;
  */
 final class Metrics {
   private static final long MAX_LATENCY_MICROS = TimeUnit.MINUTES.toMicros(10);
-  private static final int KEPT_PROBLEMS = 10;
+  private static final int KEPT_PROBLEMS = 3;
 
   private final Map<Operation, PerOperation> operations = new EnumMap<>(Operation.class);
 
@@ -52,6 +53,7 @@ final class Metrics {
   final LongAdder faults = new LongAdder();
 
   private final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+  private final LongAdder problemCount = new LongAdder();
 
   Metrics() {
     for (Operation operation : Operation.values()) {
@@ -77,15 +79,22 @@ final class Metrics {
     return operations.values().stream().mapToLong(o -> o.completed.sum()).sum();
   }
 
-  /** Keeps the first few descriptions of what went wrong, for the report. */
+  /** Counts a problem and keeps the first few descriptions, for the report. */
   void problem(String description) {
+    problemCount.increment();
     if (problems.size() < KEPT_PROBLEMS) {
       problems.add(description);
     }
   }
 
+  /** The first few problems described, and how many more there were. */
   List<String> problems() {
-    return List.copyOf(problems);
+    List<String> kept = new ArrayList<>(problems);
+    long more = problemCount.sum() - kept.size();
+    if (more > 0) {
+      kept.add("... and " + more + " more");
+    }
+    return kept;
   }
 
   /** The counts and acquire latencies of one operation. */

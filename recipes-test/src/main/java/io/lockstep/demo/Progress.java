@@ -25,13 +25,7 @@ final class Progress implements AutoCloseable {
     this.start = start;
     this.duration = duration;
     this.lastNanos = start;
-    this.ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            task -> {
-              Thread thread = new Thread(task, "demo-progress");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.ticker = Executors.newSingleThreadScheduledExecutor(Daemons.named("demo-progress"));
     var unused = ticker.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
   }
 

@@ -1,19 +1,14 @@
 package io.lockstep.demo;
 
-import io.lockstep.recipes.locks.FencedLock;
-import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.NonReentrantMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -56,25 +51,6 @@ interface Recipes {
     return new Curator();
   }
 
-  /** One lock of one operation: created for the operation, acquired and released once. */
-  interface Guard {
-    /** Acquires within {@code timeout}; false if the time ran out. */
-    boolean acquire(Duration timeout) throws Exception;
-
-    /**
-     * The checks to put in a write's transaction so that it commits only while the lock is held;
-     * empty when the recipe has none.
-     *
-     * @throws io.lockstep.recipes.locks.LockOwnershipLostException if the lock is known lost
-     */
-    List<CuratorOp> fence();
-
-    /** Hears the lock's state changes (never called for Curator's recipes, which have none). */
-    void onStateChange(Consumer<LockState> listener);
-
-    void release() throws Exception;
-  }
-
   /** Lockstep's recipes. */
   final class Lockstep implements Recipes {
     @Override
@@ -111,7 +87,7 @@ interface Recipes {
       Collections.shuffle(paths, ThreadLocalRandom.current());
       MultiMutex.Builder builder = MultiMutex.builder(client);
       paths.forEach(path -> path.accept(builder));
-      return new LockstepGuard(builder.build());
+      return new Guard(builder.build());
     }
 
     @Override
@@ -123,45 +99,16 @@ interface Recipes {
       Collections.shuffle(accounts, ThreadLocalRandom.current());
       MultiMutex.Builder builder = MultiMutex.builder(client);
       accounts.forEach(account -> builder.read(bank.auditPath(account)));
-      return new LockstepGuard(builder.build());
+      return new Guard(builder.build());
     }
 
     @Override
     public Guard single(Operation operation, CuratorFramework client, Bank bank, int account) {
       String path = bank.lockPath(account);
-      return new LockstepGuard(
+      return new Guard(
           operation == Operation.RESERVE
               ? new ReentrantMutex(client, path)
               : new NonReentrantMutex(client, path));
-    }
-  }
-
-  /** A Lockstep lock: its ownership checks fence the writes, its listeners report loss. */
-  final class LockstepGuard implements Guard {
-    private final FencedLock lock;
-
-    LockstepGuard(FencedLock lock) {
-      this.lock = lock;
-    }
-
-    @Override
-    public boolean acquire(Duration timeout) throws InterruptedException {
-      return lock.acquire(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public List<CuratorOp> fence() {
-      return lock.ownershipChecks();
-    }
-
-    @Override
-    public void onStateChange(Consumer<LockState> listener) {
-      lock.getStateListenable().addListener(change -> listener.accept(change.state()));
-    }
-
-    @Override
-    public void release() {
-      lock.release();
     }
   }
 
@@ -200,7 +147,7 @@ interface Recipes {
         locks.add(new InterProcessMutex(client, bank.lockPath(account)));
         locks.add(new InterProcessReadWriteLock(client, bank.auditPath(account)).writeLock());
       }
-      return new CuratorGuard(new InterProcessMultiLock(locks));
+      return new Guard(new InterProcessMultiLock(locks));
     }
 
     @Override
@@ -209,39 +156,12 @@ interface Recipes {
       for (int i = 0; i < bank.accounts(); i++) {
         locks.add(new InterProcessReadWriteLock(client, bank.auditPath(i)).readLock());
       }
-      return new CuratorGuard(new InterProcessMultiLock(locks));
+      return new Guard(new InterProcessMultiLock(locks));
     }
 
     @Override
     public Guard single(Operation operation, CuratorFramework client, Bank bank, int account) {
-      return new CuratorGuard(new InterProcessMutex(client, bank.lockPath(account)));
-    }
-  }
-
-  /** A Curator lock: nothing to fence with, nothing to listen to. */
-  final class CuratorGuard implements Guard {
-    private final InterProcessLock lock;
-
-    CuratorGuard(InterProcessLock lock) {
-      this.lock = lock;
-    }
-
-    @Override
-    public boolean acquire(Duration timeout) throws Exception {
-      return lock.acquire(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public List<CuratorOp> fence() {
-      return List.of();
-    }
-
-    @Override
-    public void onStateChange(Consumer<LockState> listener) {}
-
-    @Override
-    public void release() throws Exception {
-      lock.release();
+      return new Guard(new InterProcessMutex(client, bank.lockPath(account)));
     }
   }
 }

@@ -2,8 +2,11 @@ package io.lockstep.demo;
 
 import io.lockstep.demo.RunResult.Invariant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The summary printed at the end: per operation the rate and acquire latencies, the lock notices
@@ -57,14 +60,18 @@ final class Report {
     return lines;
   }
 
+  /** Per operation and run: recipe, rate, acquire latencies, failures (and count, if alone). */
   private static Table operations(List<RunResult> results) {
+    boolean alone = results.size() == 1;
     List<String> header = new ArrayList<>(List.of("operation"));
     List<Integer> right = new ArrayList<>();
     for (RunResult result : results) {
-      String prefix = results.size() > 1 ? result.library() + " " : "";
-      header.add(prefix + "recipe");
+      header.add(alone ? "recipe" : result.library() + " recipe");
       int first = header.size();
-      header.addAll(List.of("ops", "ops/s", "p50 acquire", "p99 acquire", "timeouts", "errors"));
+      if (alone) {
+        header.add("ops");
+      }
+      header.addAll(List.of("ops/s", "p50 acquire", "p99 acquire", "timeouts", "errors"));
       for (int i = first; i < header.size(); i++) {
         right.add(i);
       }
@@ -76,71 +83,72 @@ final class Report {
         Metrics.PerOperation counts = result.metrics().of(operation);
         long completed = counts.completed.sum();
         row.add(result.recipes().get(operation));
-        row.add(String.format(Locale.ROOT, "%,d", completed));
+        if (alone) {
+          row.add(count(completed));
+        }
         row.add(String.format(Locale.ROOT, "%,.1f", result.rate(completed)));
         row.add(latency(counts.acquireMicros(50)));
         row.add(latency(counts.acquireMicros(99)));
-        row.add(String.format(Locale.ROOT, "%,d", counts.timeouts.sum()));
-        row.add(String.format(Locale.ROOT, "%,d", counts.errors.sum()));
+        row.add(count(counts.timeouts.sum()));
+        row.add(count(counts.errors.sum()));
       }
       table.row(row.toArray(String[]::new));
     }
     List<String> total = new ArrayList<>(List.of("all"));
     for (RunResult result : results) {
       long completed = result.metrics().completed();
-      total.addAll(
-          List.of(
-              "",
-              String.format(Locale.ROOT, "%,d", completed),
-              String.format(Locale.ROOT, "%,.1f", result.rate(completed))));
+      total.add("");
+      if (alone) {
+        total.add(count(completed));
+      }
+      total.add(String.format(Locale.ROOT, "%,.1f", result.rate(completed)));
       total.addAll(List.of("", "", "", ""));
     }
     table.row(total.toArray(String[]::new));
     return table;
   }
 
+  /** The lock notices, fenced writes and faults of each run. */
   private static Table counts(List<RunResult> results) {
+    Map<String, Function<RunResult, String>> rows = new LinkedHashMap<>();
+    rows.put(
+        "loss notifications",
+        r ->
+            r.fenced()
+                ? count(r.metrics().losses.sum())
+                    + " lost, "
+                    + count(r.metrics().atRisk.sum())
+                    + " at risk"
+                : "none (no such notice)");
+    rows.put(
+        "fenced writes refused",
+        r ->
+            r.fenced()
+                ? count(r.metrics().refused.sum())
+                    + " refused by ZooKeeper, "
+                    + count(r.metrics().skipped.sum())
+                    + " not sent (loss already known)"
+                : "none (writes unfenced)");
+    rows.put("stale writes committed", r -> count(r.metrics().staleCommitted.sum()));
+    rows.put(
+        "writes committed",
+        r -> count(r.metrics().committed.sum()) + (r.fenced() ? " (fenced)" : " (unfenced)"));
+    rows.put("faults injected", r -> count(r.metrics().faults.sum()));
+
     List<String> header = new ArrayList<>(List.of(""));
     results.forEach(result -> header.add(results.size() > 1 ? result.library() : ""));
     Table table = new Table(header);
-    List<List<String>> rows = new ArrayList<>();
-    rows.add(new ArrayList<>(List.of("loss notifications")));
-    rows.add(new ArrayList<>(List.of("fenced writes refused")));
-    rows.add(new ArrayList<>(List.of("stale writes committed")));
-    rows.add(new ArrayList<>(List.of("writes committed")));
-    rows.add(new ArrayList<>(List.of("faults injected")));
-    for (RunResult result : results) {
-      Metrics metrics = result.metrics();
-      rows.get(0)
-          .add(
-              result.fenced()
-                  ? String.format(
-                      Locale.ROOT,
-                      "%,d lost, %,d at risk",
-                      metrics.losses.sum(),
-                      metrics.atRisk.sum())
-                  : "none (no such notice)");
-      rows.get(1)
-          .add(
-              result.fenced()
-                  ? String.format(
-                      Locale.ROOT,
-                      "%,d refused by ZooKeeper, %,d not sent (loss already known)",
-                      metrics.refused.sum(),
-                      metrics.skipped.sum())
-                  : "none (writes unfenced)");
-      rows.get(2).add(String.format(Locale.ROOT, "%,d", metrics.staleCommitted.sum()));
-      rows.get(3)
-          .add(
-              String.format(
-                  Locale.ROOT,
-                  "%,d (%s)",
-                  metrics.committed.sum(),
-                  result.fenced() ? "fenced" : "unfenced"));
-      rows.get(4).add(String.format(Locale.ROOT, "%,d", metrics.faults.sum()));
-    }
-    rows.forEach(row -> table.row(row.toArray(String[]::new)));
+    rows.forEach(
+        (label, cell) -> {
+          List<String> row = new ArrayList<>(List.of(label));
+          results.forEach(result -> row.add(cell.apply(result)));
+          table.row(row.toArray(String[]::new));
+        });
     return table;
+  }
+
+  private static String count(long count) {
+    return String.format(Locale.ROOT, "%,d", count);
   }
 
   /** A latency in microseconds, printed in ms or s. */

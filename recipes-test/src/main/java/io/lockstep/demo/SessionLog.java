@@ -1,13 +1,9 @@
 package io.lockstep.demo;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooKeeper;
 
 /**
  * Which ZooKeeper sessions of the run ended, and from when: the facts that excuse two holders
@@ -65,37 +61,5 @@ final class SessionLog {
     } catch (Exception e) {
       return 0;
     }
-  }
-
-  /**
-   * Ends the client's current session on the server, as a session timeout would: a second handle
-   * attaches to the session and closes it, so the server deletes its ephemeral nodes at once and
-   * the client learns that its session expired when it next hears from the server. (Curator's
-   * {@code KillSession} only pretends, in the client.)
-   *
-   * @return the id of the session that was ended
-   */
-  static long expire(CuratorFramework client, String connectString) throws Exception {
-    ZooKeeper victim = client.getZookeeperClient().getZooKeeper();
-    CountDownLatch attached = new CountDownLatch(1);
-    ZooKeeper killer =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                attached.countDown();
-              }
-            },
-            victim.getSessionId(),
-            victim.getSessionPasswd());
-    try {
-      if (!attached.await(10, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("could not attach to the session to expire it");
-      }
-    } finally {
-      killer.close();
-    }
-    return victim.getSessionId();
   }
 }

@@ -3,7 +3,6 @@ package io.lockstep.demo;
 import io.lockstep.demo.Bank.Balance;
 import io.lockstep.demo.ExclusionChecker.Claim;
 import io.lockstep.demo.ExclusionChecker.Hold;
-import io.lockstep.demo.Recipes.Guard;
 import io.lockstep.demo.RunResult.Invariant;
 import io.lockstep.recipes.locks.LockState;
 import java.time.Duration;
@@ -19,7 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.CloseableUtils;
 
@@ -112,15 +110,9 @@ final class Workload {
       throws Exception {
     long start = System.nanoTime();
     long deadline = start + options.duration().toNanos();
-    AtomicInteger threadNumber = new AtomicInteger();
     ExecutorService workers =
         Executors.newFixedThreadPool(
-            options.instances() * options.threads(),
-            task -> {
-              Thread thread = new Thread(task, "demo-worker-" + threadNumber.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
+            options.instances() * options.threads(), Daemons.named("demo-worker"));
     for (Instance instance : instances) {
       for (int t = 0; t < options.threads(); t++) {
         workers.execute(() -> work(instance, bank, deadline));
@@ -185,16 +177,21 @@ final class Workload {
                 unbalanced,
                 metrics.auditsDiscarded.sum()));
     ExclusionChecker.Verdict verdict = checker.verdict(sessions);
+    String overlaps =
+        verdict.overlaps() == 0
+            ? "no overlaps"
+            : String.format(
+                "%,d overlaps, %,d of them excused: a holder's session had ended or its lock"
+                    + " had reported the loss",
+                verdict.overlaps(), verdict.excused());
     Invariant exclusion =
         new Invariant(
             "no two exclusive holders at once",
             verdict.held(),
             String.format(
-                "%,d holds checked; %,d overlaps, %,d of them with a holder whose session had ended"
-                    + " or whose lock reported the loss%s",
+                "%,d holds checked; %s%s",
                 verdict.holds(),
-                verdict.overlaps(),
-                verdict.excused(),
+                overlaps,
                 verdict.held() ? "" : "; first: " + verdict.violations().get(0)));
     Invariant noOverdraft =
         new Invariant(
