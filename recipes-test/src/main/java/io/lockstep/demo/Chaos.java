@@ -197,7 +197,8 @@ final class Chaos implements AutoCloseable {
                   : "instance "
                       + victim.id()
                       + " was not told of its loss within "
-                      + WAIT_FOR_LOSS);
+                      + WAIT_FOR_LOSS.toSeconds()
+                      + " s");
         }
         if (completedWithin(overwritten, waitForOverwrite())) {
           say(name + " was written meanwhile by its next holder");

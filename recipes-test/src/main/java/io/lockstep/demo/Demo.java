@@ -66,7 +66,7 @@ public final class Demo {
       err.println("demo: interrupted");
       return FAILED;
     } catch (Exception e) {
-      err.println("demo: failed: " + e);
+      err.println("demo: failed: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
       return FAILED;
     }
   }
