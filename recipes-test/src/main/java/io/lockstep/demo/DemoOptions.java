@@ -47,7 +47,7 @@ record DemoOptions(
           "ensemble and checks that money is conserved and no two holders ever overlap.",
           "",
           "Options:",
-          "  --duration D        length of each run: 90s, 2m, 500ms (default 60s)",
+          "  --duration D        length of each run: 90s, 2m, 500ms (default 45s)",
           "  --instances N       service instances, each with its own client and session"
               + " (default 4)",
           "  --threads N         worker threads per instance (default 4)",
@@ -82,7 +82,7 @@ record DemoOptions(
    */
   static DemoOptions parse(String... args) {
     Command command = Command.RUN;
-    Duration duration = Duration.ofSeconds(60);
+    Duration duration = Duration.ofSeconds(45);
     int instances = 4;
     int threads = 4;
     int accounts = 16;
