@@ -1,0 +1,81 @@
+package io.lockstep.bench;
+
+import io.lockstep.testing.ServerStats;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Reads a server's {@code mntr} counters for the benchmarks, and knows how many reads it made
+ * itself so that they are not counted as client requests. The server must run with {@code
+ * zookeeper.4lw.commands.whitelist=*}.
+ */
+public final class ServerProbe {
+  private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(20);
+  private static final long SETTLE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
+
+  private final ServerStats stats;
+  private final AtomicLong reads = new AtomicLong();
+
+  public ServerProbe(ServerStats stats) {
+    this.stats = stats;
+  }
+
+  /** A probe of the server at {@code host:port}. */
+  public static ServerProbe of(String connectString) {
+    return new ServerProbe(ServerStats.of(connectString));
+  }
+
+  /** Reads the counters now. */
+  public ServerCounters read() {
+    var mntr = stats.monitor();
+    return ServerCounters.of(mntr, reads.incrementAndGet());
+  }
+
+  /**
+   * Reads the counters once the server has stopped receiving and sending client traffic: two reads
+   * a poll apart between which only the probe's own read arrived. Use it to fence a measured
+   * period, so that requests still in flight are counted on the right side.
+   *
+   * @throws IllegalStateException if the traffic does not stop within 20 seconds
+   */
+  public ServerCounters settled() {
+    long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
+    ServerCounters previous = read();
+    while (true) {
+      LockSupport.parkNanos(SETTLE_POLL_NANOS);
+      ServerCounters current = read();
+      if (current.since(previous).requests() == 0
+          && current.responseBytes() == previous.responseBytes()) {
+        return current;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException(
+            "ZooKeeper traffic did not settle within " + SETTLE_TIMEOUT);
+      }
+      previous = current;
+    }
+  }
+
+  /**
+   * Resets the server's statistics ({@code srst}), so that maxima such as {@link
+   * ServerCounters#maxDeletedWatches()} cover what follows. Counters read before the reset cannot
+   * be compared with counters read after it.
+   */
+  public void resetStatistics() {
+    stats.command("srst");
+  }
+
+  /** The server's {@code zk_version}. */
+  public String serverVersion() {
+    String version = stats.monitor().getOrDefault("zk_version", "unknown");
+    int comma = version.indexOf(',');
+    return comma < 0 ? version : version.substring(0, comma);
+  }
+
+  /** The server's current watch count ({@code zk_watch_count}). */
+  public long watchCount() {
+    return stats.monitor("zk_watch_count");
+  }
+}

@@ -1,0 +1,88 @@
+package io.lockstep.bench;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How long and how large the suite runs: {@link #quick()} (a few minutes on two cores) or {@link
+ * #full()}.
+ *
+ * @param mode "quick" or "full"
+ * @param jmhWarmupIterations JMH warm-up iterations per benchmark point
+ * @param jmhIterations JMH measured iterations per benchmark point
+ * @param jmhIterationTime length of one JMH iteration
+ * @param jmhForks JMH forks per benchmark point
+ * @param countedCycles uncontended cycles counted per row for the request counts
+ * @param queueLengths N, the waiters queued in the handoff scenario
+ * @param handoffSessions the sessions the waiters share
+ * @param handoffRepeats drains per library and N (the page reports the median)
+ * @param threadCounts T, the threads of the contention scenario
+ * @param loadWarmup warm-up period of each load point
+ * @param loadMeasured measured period of each load point
+ * @param readShares the read shares of the read-write mixes
+ * @param mixThreads the threads of the read-write mixes
+ * @param multiThreads the threads of the multi-lock contention scenario
+ * @param multiPaths P, the paths the multi-locks draw from
+ * @param multiK K, the paths each multi-lock takes
+ */
+record SuiteSettings(
+    String mode,
+    int jmhWarmupIterations,
+    int jmhIterations,
+    Duration jmhIterationTime,
+    int jmhForks,
+    int countedCycles,
+    List<Integer> queueLengths,
+    int handoffSessions,
+    int handoffRepeats,
+    List<Integer> threadCounts,
+    Duration loadWarmup,
+    Duration loadMeasured,
+    List<Double> readShares,
+    int mixThreads,
+    int multiThreads,
+    int multiPaths,
+    int multiK) {
+
+  static SuiteSettings quick() {
+    return new SuiteSettings(
+        "quick",
+        1,
+        3,
+        Duration.ofSeconds(1),
+        1,
+        20,
+        List.of(100, 500, 2000),
+        10,
+        1,
+        List.of(1, 2, 4, 8, 16),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        List.of(0.95, 0.50),
+        8,
+        8,
+        16,
+        4);
+  }
+
+  static SuiteSettings full() {
+    return new SuiteSettings(
+        "full",
+        3,
+        5,
+        Duration.ofSeconds(2),
+        1,
+        100,
+        List.of(100, 500, 2000),
+        10,
+        3,
+        List.of(1, 2, 4, 8, 16),
+        Duration.ofSeconds(3),
+        Duration.ofSeconds(10),
+        List.of(0.95, 0.50),
+        8,
+        8,
+        16,
+        4);
+  }
+}
