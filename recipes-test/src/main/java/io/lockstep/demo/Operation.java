@@ -6,6 +6,8 @@ enum Operation {
   TRANSFER("transfer"),
   /** Reads every balance and checks that the sum is what the bank opened with. */
   AUDIT("audit"),
+  /** Reads one account's balance under the read side of its audit lock. */
+  BALANCE("balance"),
   /** Sets part of one account's money aside, holding that account. */
   RESERVE("reserve"),
   /** Returns one account's reserved money, holding that account. */

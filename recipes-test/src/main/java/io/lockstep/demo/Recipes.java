@@ -2,6 +2,7 @@ package io.lockstep.demo;
 
 import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.NonReentrantMutex;
+import io.lockstep.recipes.locks.ReadWriteMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,6 +37,9 @@ interface Recipes {
   /** A lock on the read side of every account's audit lock. */
   Guard audit(CuratorFramework client, Bank bank);
 
+  /** A lock on the read side of one account's audit lock. */
+  Guard balance(CuratorFramework client, Bank bank, int account);
+
   /**
    * A lock on one account's writer lock, for {@link Operation#RESERVE} or {@link Operation#SETTLE}.
    */
@@ -68,6 +72,7 @@ interface Recipes {
       return switch (operation) {
         case TRANSFER -> "MultiMutex (2 mutex + 2 write)";
         case AUDIT -> "MultiMutex (" + accounts + " read)";
+        case BALANCE -> "ReadWriteMutex.readLock()";
         case RESERVE -> "ReentrantMutex";
         case SETTLE -> "NonReentrantMutex";
       };
@@ -100,6 +105,11 @@ interface Recipes {
       MultiMutex.Builder builder = MultiMutex.builder(client);
       accounts.forEach(account -> builder.read(bank.auditPath(account)));
       return new Guard(builder.build());
+    }
+
+    @Override
+    public Guard balance(CuratorFramework client, Bank bank, int account) {
+      return new Guard(new ReadWriteMutex(client, bank.auditPath(account)).readLock());
     }
 
     @Override
@@ -136,6 +146,7 @@ interface Recipes {
       return switch (operation) {
         case TRANSFER -> "InterProcessMultiLock (4)";
         case AUDIT -> "InterProcessMultiLock (" + accounts + ")";
+        case BALANCE -> "InterProcessReadWriteLock.readLock()";
         case RESERVE, SETTLE -> "InterProcessMutex";
       };
     }
@@ -157,6 +168,11 @@ interface Recipes {
         locks.add(new InterProcessReadWriteLock(client, bank.auditPath(i)).readLock());
       }
       return new Guard(new InterProcessMultiLock(locks));
+    }
+
+    @Override
+    public Guard balance(CuratorFramework client, Bank bank, int account) {
+      return new Guard(new InterProcessReadWriteLock(client, bank.auditPath(account)).readLock());
     }
 
     @Override

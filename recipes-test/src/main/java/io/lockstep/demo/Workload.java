@@ -209,11 +209,16 @@ final class Workload {
       Operation operation =
           dice < 4
               ? Operation.AUDIT
-              : dice < 17 ? Operation.RESERVE : dice < 30 ? Operation.SETTLE : Operation.TRANSFER;
+              : dice < 10
+                  ? Operation.BALANCE
+                  : dice < 20
+                      ? Operation.RESERVE
+                      : dice < 30 ? Operation.SETTLE : Operation.TRANSFER;
       try {
         switch (operation) {
           case TRANSFER -> transfer(instance, bank, random);
           case AUDIT -> audit(instance, bank);
+          case BALANCE -> balance(instance, bank, random.nextInt(bank.accounts()));
           case RESERVE, SETTLE ->
               single(operation, instance, bank, random.nextInt(bank.accounts()));
         }
@@ -294,6 +299,32 @@ final class Workload {
           }
           return write(
               client, FencedWrite.prepare(guard, List.of(bank.write(client, account, updated))));
+        });
+  }
+
+  /**
+   * Reads one account under the read side of its audit lock: no transfer can be half-way through
+   * it, so the account must not be overdrawn. The read counts only if the lock was held throughout.
+   */
+  private void balance(Instance instance, Bank bank, int account) throws Exception {
+    CuratorFramework client = instance.client();
+    Guard guard = recipes.balance(client, bank, account);
+    underLock(
+        Operation.BALANCE,
+        instance,
+        guard,
+        List.of(new Claim(bank.auditPath(account), true)),
+        () -> {
+          Balance balance = bank.read(client, account);
+          if (FencedWrite.prepare(guard, List.of()).commit(client)
+              != FencedWrite.Outcome.COMMITTED) {
+            return false;
+          }
+          if (balance.overdrawn()) {
+            metrics.problem(
+                String.format("instance %d read account %d overdrawn", instance.id(), account));
+          }
+          return true;
         });
   }
 
