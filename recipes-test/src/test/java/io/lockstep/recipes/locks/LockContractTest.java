@@ -189,6 +189,7 @@ class LockContractTest {
     lock.getStateListenable().addListener(changes::add);
 
     lock.acquire();
+    assertThat(changes).as("heard before acquire returned").hasSize(1);
     long token = lock.fencingToken();
     lock.release();
 

@@ -274,7 +274,7 @@ public final class Acquisition {
           context.description(),
           lost);
     }
-    awaitUninterruptibly(zk.deleteGuaranteed(ours));
+    zk.deleteNow(ours);
     context.emit(LockState.RELEASED, fencingToken());
   }
 
@@ -1137,22 +1137,5 @@ public final class Acquisition {
       return (LockException) cause;
     }
     return new LockException("Lock " + context.description() + ": " + cause.getMessage(), cause);
-  }
-
-  private static void awaitUninterruptibly(CompletableFuture<Void> future) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        future.get();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (ExecutionException e) {
-        break; // deletes never fail: they are handed to Curator's background retries
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

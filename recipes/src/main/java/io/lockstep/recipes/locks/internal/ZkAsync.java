@@ -269,6 +269,45 @@ final class ZkAsync {
     return result;
   }
 
+  /**
+   * Deletes our nodes in the calling thread, as Curator's own release does: one guaranteed delete
+   * for one node, one transaction for several (falling back to a guaranteed delete per node). A
+   * delete that cannot reach ZooKeeper is handed to Curator's background retries; the caller does
+   * not wait for them, and an interrupt is kept for the caller.
+   */
+  void deleteNow(List<String> nodePaths) {
+    if (nodePaths.size() > 1) {
+      try {
+        List<CuratorOp> deletes = new ArrayList<>(nodePaths.size());
+        for (String path : nodePaths) {
+          deletes.add(client.transactionOp().delete().forPath(path));
+        }
+        client.transaction().forOperations(deletes);
+        return;
+      } catch (Exception e) {
+        keepInterrupt(e);
+        log.debug("Multi-delete of {} failed ({}); deleting one by one", nodePaths, e.toString());
+      }
+    }
+    for (String path : nodePaths) {
+      try {
+        client.delete().quietly().guaranteed().forPath(path);
+      } catch (Exception e) {
+        keepInterrupt(e);
+        log.warn(
+            "Deleting lock node {} failed ({}); Curator retries it in the background",
+            path,
+            e.toString());
+      }
+    }
+  }
+
+  private static void keepInterrupt(Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** {@link #deleteGuaranteed(List)}, without waiting for the outcome. */
   void deleteInBackground(List<String> nodePaths) {
     Callbacks.when(deleteGuaranteed(nodePaths), (v, e) -> {});
