@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.testing.Hammer;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -65,39 +65,15 @@ class LockContractTest {
   @ParameterizedTest
   @EnumSource(LockKind.class)
   void contention_acrossClients_neverTwoHolders(LockKind kind) throws Exception {
-    int clients = 4;
-    int rounds = 15;
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger maxInside = new AtomicInteger();
-    AtomicInteger acquisitions = new AtomicInteger();
-    List<LockThread> threads = new ArrayList<>();
-    List<CompletableFuture<Void>> done = new ArrayList<>();
-    for (int i = 0; i < clients; i++) {
-      FencedLock lock = kind.newLock(zk.newClient(), zk.path("lock"));
-      LockThread thread = new LockThread("contender-" + i);
-      threads.add(thread);
-      done.add(
-          thread.run(
-              () -> {
-                for (int round = 0; round < rounds; round++) {
-                  lock.acquire();
-                  try {
-                    maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                    acquisitions.incrementAndGet();
-                    inside.decrementAndGet();
-                  } finally {
-                    lock.release();
-                  }
-                }
-              }));
+    List<FencedLock> locks = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      locks.add(kind.newLock(zk.newClient(), zk.path("lock")));
     }
-    try {
-      CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(50, TimeUnit.SECONDS);
-    } finally {
-      threads.forEach(LockThread::close);
-    }
-    assertThat(acquisitions).hasValue(clients * rounds);
-    assertThat(maxInside).hasValue(1);
+
+    Hammer.Result result = Hammer.run(locks, 15, 50);
+
+    assertThat(result.entries()).isEqualTo(4 * 15);
+    assertThat(result.mostInsideAtOnce()).isEqualTo(1);
   }
 
   @ParameterizedTest

@@ -49,13 +49,7 @@ class LockFailureTest {
 
     assertThat(acquired).isFalse();
     assertThat(elapsedMillis).isBetween(400L, 400L + 2_000L);
-    long waiterSession = Sessions.id(waiterClient);
-    await()
-        .untilAsserted(
-            () -> {
-              assertThat(holder.getParticipantNodes()).isEqualTo(holderNodes);
-              assertThat(zk.stats().watchedPaths(waiterSession)).isEmpty();
-            });
+    assertWaiterLeftNothing(holder, holderNodes, waiterClient);
     holder.release();
   }
 
@@ -78,6 +72,13 @@ class LockFailureTest {
           .hasCauseInstanceOf(InterruptedException.class);
       assertThat(waiter.isAcquiredInThisProcess()).isFalse();
     }
+    assertWaiterLeftNothing(holder, holderNodes, waiterClient);
+    holder.release();
+  }
+
+  /** Only the holder's nodes remain, and the waiter's session watches nothing any more. */
+  private static void assertWaiterLeftNothing(
+      FencedLock holder, List<String> holderNodes, CuratorFramework waiterClient) throws Exception {
     long waiterSession = Sessions.id(waiterClient);
     await()
         .untilAsserted(
@@ -85,7 +86,6 @@ class LockFailureTest {
               assertThat(holder.getParticipantNodes()).isEqualTo(holderNodes);
               assertThat(zk.stats().watchedPaths(waiterSession)).isEmpty();
             });
-    holder.release();
   }
 
   @ParameterizedTest

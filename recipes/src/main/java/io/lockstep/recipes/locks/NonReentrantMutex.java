@@ -11,7 +11,6 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.listen.Listenable;
 
 /**
  * A non-reentrant mutual-exclusion lock across processes, on ZooKeeper: the replacement for
@@ -49,11 +48,11 @@ import org.apache.curator.framework.listen.Listenable;
  * <p><b>Limits.</b> See {@link FencedLock}: a paused holder can outlive its session; fence the
  * writes that matter.
  */
-public final class NonReentrantMutex implements FencedLock {
+public final class NonReentrantMutex extends AbstractFencedLock {
   private final CuratorFramework client;
   private final String path;
   private final LockDriver driver;
-  private final InstanceBoundLock lock;
+  private final InstanceBoundLock lock; // the same object as holds, typed for acquiring
 
   /**
    * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
@@ -79,11 +78,24 @@ public final class NonReentrantMutex implements FencedLock {
    *     driver's lock name cannot be part of a node name
    */
   public NonReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this.client = Arguments.client(client);
-    this.path = Arguments.path(path, "path");
-    this.driver = Objects.requireNonNull(driver, "driver");
+    this(client, path, driver, new InstanceBoundLock(lockContext(client, path, driver)));
+  }
+
+  private NonReentrantMutex(
+      CuratorFramework client, String path, LockDriver driver, InstanceBoundLock lock) {
+    super(lock);
+    this.client = client;
+    this.path = path;
+    this.driver = driver;
+    this.lock = lock;
+  }
+
+  private static LockContext lockContext(CuratorFramework client, String path, LockDriver driver) {
+    Arguments.client(client);
+    Arguments.path(path, "path");
+    Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
-    this.lock = new InstanceBoundLock(new LockContext(client, this.path));
+    return new LockContext(client, path);
   }
 
   /**
@@ -110,27 +122,7 @@ public final class NonReentrantMutex implements FencedLock {
    */
   @Override
   public void release() {
-    lock.release();
-  }
-
-  /**
-   * Whether this object holds the lock.
-   *
-   * @return true if held
-   */
-  @Override
-  public boolean isAcquiredInThisProcess() {
-    return lock.isAcquiredInThisProcess();
-  }
-
-  @Override
-  public long fencingToken() {
-    return lock.requireCurrent().checkedFencingToken();
-  }
-
-  @Override
-  public void checkHeld() {
-    lock.requireCurrent().checkNotLost();
+    super.release();
   }
 
   /**
@@ -143,16 +135,6 @@ public final class NonReentrantMutex implements FencedLock {
    */
   public CuratorOp ownershipCheck() {
     return ownershipChecks().get(0);
-  }
-
-  @Override
-  public List<CuratorOp> ownershipChecks() {
-    return lock.requireCurrent().ownershipChecks();
-  }
-
-  @Override
-  public Listenable<LockStateListener> getStateListenable() {
-    return lock.context().listeners();
   }
 
   @Override

@@ -7,18 +7,21 @@ import io.lockstep.recipes.locks.internal.ThreadBoundLock;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.listen.Listenable;
 
 /**
  * The shared shape of the thread-owned, reentrant recipes: a subclass says which queues an acquire
  * enqueues in; holds, reentrancy, fencing and loss are the engine's.
  */
-abstract class ThreadBoundFencedLock implements FencedLock {
+abstract class ThreadBoundFencedLock extends AbstractFencedLock {
   final ThreadBoundLock lock;
 
   ThreadBoundFencedLock(CuratorFramework client, String description) {
-    this.lock = new ThreadBoundLock(new LockContext(client, description));
+    this(new ThreadBoundLock(new LockContext(client, description)));
+  }
+
+  private ThreadBoundFencedLock(ThreadBoundLock lock) {
+    super(lock);
+    this.lock = lock;
   }
 
   /** The queues a new hold of the current thread enqueues in. */
@@ -57,26 +60,6 @@ abstract class ThreadBoundFencedLock implements FencedLock {
   }
 
   /**
-   * {@inheritDoc}
-   *
-   * @throws IllegalMonitorStateException if the current thread does not hold the lock
-   */
-  @Override
-  public void release() {
-    lock.release();
-  }
-
-  /**
-   * Whether any thread of this process holds the lock through this object.
-   *
-   * @return true if held in this process
-   */
-  @Override
-  public boolean isAcquiredInThisProcess() {
-    return lock.isAcquiredInThisProcess();
-  }
-
-  /**
    * Whether the current thread holds the lock.
    *
    * @return true if the current thread holds it
@@ -92,26 +75,6 @@ abstract class ThreadBoundFencedLock implements FencedLock {
    */
   public int getHoldCount() {
     return lock.holdCount();
-  }
-
-  @Override
-  public long fencingToken() {
-    return lock.requireCurrent().checkedFencingToken();
-  }
-
-  @Override
-  public void checkHeld() {
-    lock.requireCurrent().checkNotLost();
-  }
-
-  @Override
-  public List<CuratorOp> ownershipChecks() {
-    return lock.requireCurrent().ownershipChecks();
-  }
-
-  @Override
-  public Listenable<LockStateListener> getStateListenable() {
-    return lock.context().listeners();
   }
 
   /** The current thread's node in the (first) queue, or null if it holds nothing. */

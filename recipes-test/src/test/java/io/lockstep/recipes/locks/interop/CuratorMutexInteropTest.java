@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lockstep.recipes.locks.NonReentrantMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.testing.Hammer;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -67,37 +67,10 @@ class CuratorMutexInteropTest {
       locks.add(new ReentrantMutex(zk.newClient(), zk.path("lock")));
       locks.add(new NonReentrantMutex(zk.newClient(), zk.path("lock")));
     }
-    int rounds = 20;
-    AtomicInteger inside = new AtomicInteger();
-    AtomicInteger maxInside = new AtomicInteger();
-    AtomicInteger entries = new AtomicInteger();
-    List<LockThread> threads = new ArrayList<>();
-    List<CompletableFuture<Void>> done = new ArrayList<>();
-    for (InterProcessLock lock : locks) {
-      LockThread thread = new LockThread("fleet-" + threads.size());
-      threads.add(thread);
-      done.add(
-          thread.run(
-              () -> {
-                for (int round = 0; round < rounds; round++) {
-                  lock.acquire();
-                  try {
-                    maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                    entries.incrementAndGet();
-                    inside.decrementAndGet();
-                  } finally {
-                    lock.release();
-                  }
-                }
-              }));
-    }
-    try {
-      CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(80, TimeUnit.SECONDS);
-    } finally {
-      threads.forEach(LockThread::close);
-    }
-    assertThat(entries).hasValue(locks.size() * rounds);
-    assertThat(maxInside).hasValue(1);
+    Hammer.Result result = Hammer.run(locks, 20, 80);
+
+    assertThat(result.entries()).isEqualTo(locks.size() * 20);
+    assertThat(result.mostInsideAtOnce()).isEqualTo(1);
   }
 
   /**

@@ -724,25 +724,13 @@ public final class Acquisition {
         zk.getData(ours, ownNodeWatcher),
         (data, failure) -> {
           if (failure == null && data.stat().getEphemeralOwner() == session) {
-            markOwnNodeWatched(e);
-            grant(e);
+            holdWithOwnNodeWatched(e, data);
           } else if (failure == null || Retries.code(failure) == Code.NONODE) {
             onNodesLost(e, "our lock node disappeared while waiting");
           } else {
             onReadFailed(e, failure);
           }
         });
-  }
-
-  private void markOwnNodeWatched(int e) {
-    stateLock.lock();
-    try {
-      if (epoch == e) {
-        ownNodeWatched = true;
-      }
-    } finally {
-      stateLock.unlock();
-    }
   }
 
   /**
@@ -830,21 +818,41 @@ public final class Acquisition {
   private void grant(int e) {
     if (revocationHandler != null) {
       watchOwnNodeThenGrant(e);
-      return;
+    } else {
+      becomeHeld(e, false);
     }
+  }
+
+  /**
+   * Moves a waiting attempt to HELD: listeners hear it first, then the caller wakes.
+   *
+   * @return false if the attempt was withdrawn or superseded meanwhile
+   */
+  private boolean becomeHeld(int e, boolean ownNodeWatchArmed) {
     long token;
     stateLock.lock();
     try {
       if (epoch != e || !phase.isWaiting()) {
-        return;
+        return false;
       }
       phase = Phase.HELD;
+      ownNodeWatched |= ownNodeWatchArmed;
       token = fencingToken;
     } finally {
       stateLock.unlock();
     }
-    context.emit(LockState.HELD, token); // before the caller wakes: listeners hear HELD first
+    context.emit(LockState.HELD, token);
     granted.complete(null);
+    return true;
+  }
+
+  /** We hold, and the read of our own node armed its watch; honour a revocation already asked. */
+  private void holdWithOwnNodeWatched(int e, ZkAsync.NodeData ownNode) {
+    if (becomeHeld(e, true)
+        && revocationHandler != null
+        && Arrays.equals(ownNode.data(), REVOKE_MESSAGE)) {
+      revocationHandler.run();
+    }
   }
 
   /**
@@ -865,30 +873,12 @@ public final class Acquisition {
     Callbacks.when(
         zk.getData(ours, ownNodeWatcher),
         (data, failure) -> {
-          if (failure != null) {
-            if (Retries.code(failure) == Code.NONODE) {
-              onNodesLost(e, "our lock node disappeared while waiting");
-            } else {
-              onReadFailed(e, failure);
-            }
-            return;
-          }
-          long token;
-          stateLock.lock();
-          try {
-            if (epoch != e || !phase.isWaiting()) {
-              return;
-            }
-            phase = Phase.HELD;
-            ownNodeWatched = true;
-            token = fencingToken;
-          } finally {
-            stateLock.unlock();
-          }
-          context.emit(LockState.HELD, token);
-          granted.complete(null);
-          if (Arrays.equals(data.data(), REVOKE_MESSAGE)) {
-            revocationHandler.run();
+          if (failure == null) {
+            holdWithOwnNodeWatched(e, data);
+          } else if (Retries.code(failure) == Code.NONODE) {
+            onNodesLost(e, "our lock node disappeared while waiting");
+          } else {
+            onReadFailed(e, failure);
           }
         });
   }

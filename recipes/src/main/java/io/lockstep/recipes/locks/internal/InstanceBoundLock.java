@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * queue for a local permit first, so the object never holds two leases (a thread whose hold was
  * lost cannot release a newer one by mistake).
  */
-public final class InstanceBoundLock {
+public final class InstanceBoundLock implements Holds {
   private final LockContext context;
   private final Semaphore permit = new Semaphore(1, true);
   private final AtomicReference<Hold> held = new AtomicReference<>();
@@ -22,6 +22,7 @@ public final class InstanceBoundLock {
     this.context = context;
   }
 
+  @Override
   public LockContext context() {
     return context;
   }
@@ -65,6 +66,7 @@ public final class InstanceBoundLock {
   }
 
   /** Releases the hold, whichever thread calls. */
+  @Override
   public void release() {
     Hold hold = held.getAndSet(null);
     if (hold == null) {
@@ -78,6 +80,7 @@ public final class InstanceBoundLock {
   }
 
   /** The hold, or an {@link IllegalMonitorStateException} naming the lock. */
+  @Override
   public Acquisition requireCurrent() {
     Hold hold = held.get();
     if (hold == null) {
@@ -86,6 +89,7 @@ public final class InstanceBoundLock {
     return hold.acquisition();
   }
 
+  @Override
   public boolean isAcquiredInThisProcess() {
     return held.get() != null;
   }

@@ -9,7 +9,7 @@ import java.util.function.Supplier;
  * Holds owned by threads, reentrant per thread: the core of {@code ReentrantMutex}, the read and
  * write locks and {@code MultiMutex}. A reentrant acquire costs no request.
  */
-public final class ThreadBoundLock {
+public final class ThreadBoundLock implements Holds {
   private final LockContext context;
   private final ConcurrentMap<Thread, Hold> holds = new ConcurrentHashMap<>();
 
@@ -27,6 +27,7 @@ public final class ThreadBoundLock {
     this.context = context;
   }
 
+  @Override
   public LockContext context() {
     return context;
   }
@@ -57,6 +58,7 @@ public final class ThreadBoundLock {
   }
 
   /** Releases one hold count of the current thread; the last one deletes the node. */
+  @Override
   public void release() {
     Thread thread = Thread.currentThread();
     Hold hold = holds.get(thread);
@@ -77,6 +79,7 @@ public final class ThreadBoundLock {
   }
 
   /** The current thread's hold, or an {@link IllegalMonitorStateException} naming the lock. */
+  @Override
   public Acquisition requireCurrent() {
     Acquisition acquisition = current();
     if (acquisition == null) {
@@ -91,6 +94,7 @@ public final class ThreadBoundLock {
     return hold == null ? 0 : hold.count;
   }
 
+  @Override
   public boolean isAcquiredInThisProcess() {
     return !holds.isEmpty();
   }
