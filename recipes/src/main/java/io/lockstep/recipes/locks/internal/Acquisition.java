@@ -304,16 +304,6 @@ public final class Acquisition {
     }
   }
 
-  /** Whether the hold was lost (and not yet released). */
-  public boolean isLost() {
-    stateLock.lock();
-    try {
-      return phase == Phase.LOST;
-    } finally {
-      stateLock.unlock();
-    }
-  }
-
   /** Throws {@link LockOwnershipLostException} if the hold was lost. */
   public void checkNotLost() {
     stateLock.lock();

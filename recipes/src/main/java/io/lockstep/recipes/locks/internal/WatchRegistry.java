@@ -31,9 +31,4 @@ final class WatchRegistry {
   static boolean disarm(Key key) {
     return armed.computeIfPresent(key, (k, count) -> count <= 1 ? null : count - 1) == null;
   }
-
-  /** The number of armed watches on a session and path (for tests). */
-  static int count(Key key) {
-    return armed.getOrDefault(key, 0);
-  }
 }
