@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lockstep.recipes.locks.internal.QueueOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Curator's mutex order, decided without a server. */
+@Timeout(10)
 class MutexDriverTest {
   private final LockDriver driver = LockDriver.mutex();
 

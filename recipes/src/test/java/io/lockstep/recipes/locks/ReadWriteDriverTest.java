@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lockstep.recipes.locks.internal.QueueOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Curator's read-write order, and its downgrade ties, decided without a server. */
+@Timeout(10)
 class ReadWriteDriverTest {
   private static final String W5 = "_c_1-__WRIT__0000000005";
   private static final String TIE5 = "_c_2-__READ__0000000005";
