@@ -1,19 +1,31 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.internal.Holds;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.listen.Listenable;
 
 /**
- * What every single-engine recipe answers the same way, whoever owns its holds: release, fencing,
- * checks and listeners all go to the caller's hold.
+ * The one facade layer of the single-engine recipes: every public method is one line over the lock
+ * object's {@link Holds}, as {@code ReentrantLock}'s are over its {@code Sync}. What differs from
+ * recipe to recipe (who owns a hold, which queues, revocation, the downgrade rule) is given to the
+ * holds at construction.
  */
 abstract class AbstractFencedLock implements FencedLock {
   final Holds holds;
 
   AbstractFencedLock(Holds holds) {
     this.holds = holds;
+  }
+
+  @Override
+  public void acquire() throws InterruptedException {
+    holds.acquire(-1);
+  }
+
+  @Override
+  public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
+    return holds.acquire(Arguments.timeoutNanos(time, unit));
   }
 
   /**
@@ -38,17 +50,17 @@ abstract class AbstractFencedLock implements FencedLock {
 
   @Override
   public long fencingToken() {
-    return holds.requireCurrent().checkedFencingToken();
+    return holds.current().checkedFencingToken();
   }
 
   @Override
   public void checkHeld() {
-    holds.requireCurrent().checkNotLost();
+    holds.current().checkNotLost();
   }
 
   @Override
   public List<CuratorOp> ownershipChecks() {
-    return holds.requireCurrent().ownershipChecks();
+    return holds.current().ownershipChecks();
   }
 
   @Override

@@ -28,7 +28,7 @@ final class ComposedLock implements FencedLock {
 
   @Override
   public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-    return acquireAll(io.lockstep.recipes.locks.internal.Arguments.timeoutNanos(time, unit));
+    return acquireAll(Arguments.timeoutNanos(time, unit));
   }
 
   /** In order, within one total budget; on failure releases what it took, in reverse. */

@@ -33,14 +33,24 @@ public interface LockDriver {
   String lockName();
 
   /**
-   * The key a child of the lock path sorts by. The default is Curator's: the text after the last
-   * occurrence of {@link #lockName()}, or the whole name when it does not occur.
+   * The key a child of the lock path sorts by. The default is Curator's order: the sequence number
+   * after {@link #lockName()}. A name that ends with the lock name and ZooKeeper's ten-digit
+   * sequence number sorts by that number, whatever digits the lock name holds; any other name sorts
+   * by the text after the last occurrence of the lock name, or by the whole name when it does not
+   * occur (Curator's rule, which alone would cut an all-digit lock name such as {@code "7"} inside
+   * the sequence number).
    *
    * @param nodeName the name (not the path) of a child of the lock path
    * @return the key to sort by, compared as a string
    */
   default String sortKey(String nodeName) {
     String name = lockName();
+    int sequenceStart = nodeName.length() - 10; // ZooKeeper's sequence suffix: ten digits
+    if (sequenceStart >= name.length()
+        && nodeName.startsWith(name, sequenceStart - name.length())
+        && isDigits(nodeName.substring(sequenceStart))) {
+      return nodeName.substring(sequenceStart);
+    }
     int at = nodeName.lastIndexOf(name);
     return at < 0 ? nodeName : nodeName.substring(at + name.length());
   }
@@ -76,5 +86,14 @@ public interface LockDriver {
    */
   static LockDriver mutex() {
     return MutexDriver.INSTANCE;
+  }
+
+  private static boolean isDigits(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 }

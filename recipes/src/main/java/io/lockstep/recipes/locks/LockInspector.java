@@ -1,7 +1,5 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.internal.Arguments;
-import io.lockstep.recipes.locks.internal.QueueOrder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,8 +1,5 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.internal.Arguments;
-import io.lockstep.recipes.locks.internal.EnqueueLimits;
-import io.lockstep.recipes.locks.internal.Slot;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

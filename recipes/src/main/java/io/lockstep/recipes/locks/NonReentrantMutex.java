@@ -1,14 +1,8 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.internal.Arguments;
-import io.lockstep.recipes.locks.internal.InstanceBoundLock;
-import io.lockstep.recipes.locks.internal.LockContext;
-import io.lockstep.recipes.locks.internal.QueueOrder;
-import io.lockstep.recipes.locks.internal.Slot;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
@@ -52,7 +46,6 @@ public final class NonReentrantMutex extends AbstractFencedLock {
   private final CuratorFramework client;
   private final String path;
   private final LockDriver driver;
-  private final InstanceBoundLock lock; // the same object as holds, typed for acquiring
 
   /**
    * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
@@ -78,24 +71,18 @@ public final class NonReentrantMutex extends AbstractFencedLock {
    *     driver's lock name cannot be part of a node name
    */
   public NonReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this(client, path, driver, new InstanceBoundLock(lockContext(client, path, driver)));
-  }
-
-  private NonReentrantMutex(
-      CuratorFramework client, String path, LockDriver driver, InstanceBoundLock lock) {
-    super(lock);
+    super(hold(client, path, driver));
     this.client = client;
     this.path = path;
     this.driver = driver;
-    this.lock = lock;
   }
 
-  private static LockContext lockContext(CuratorFramework client, String path, LockDriver driver) {
+  private static Holds hold(CuratorFramework client, String path, LockDriver driver) {
     Arguments.client(client);
     Arguments.path(path, "path");
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
-    return new LockContext(client, path);
+    return new ObjectHold(new LockContext(client, path), List.of(Slot.of(path, driver, null)));
   }
 
   /**
@@ -105,12 +92,7 @@ public final class NonReentrantMutex extends AbstractFencedLock {
    */
   @Override
   public void acquire() throws InterruptedException {
-    lock.acquire(-1, slots());
-  }
-
-  @Override
-  public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-    return lock.acquire(Arguments.timeoutNanos(time, unit), slots());
+    super.acquire();
   }
 
   /**
@@ -140,10 +122,6 @@ public final class NonReentrantMutex extends AbstractFencedLock {
   @Override
   public Collection<String> getParticipantNodes() {
     return QueueOrder.participants(client, path, driver, name -> true);
-  }
-
-  private List<Slot> slots() {
-    return List.of(Slot.of(path, driver, null));
   }
 
   @Override

@@ -1,14 +1,9 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.internal.Arguments;
-import io.lockstep.recipes.locks.internal.QueueOrder;
-import io.lockstep.recipes.locks.internal.Slot;
 import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.utils.ZKPaths;
 
 /**
  * A reentrant read-write lock across processes, on ZooKeeper: the drop-in replacement for Curator's
@@ -77,10 +72,9 @@ public final class ReadWriteMutex {
   public ReadWriteMutex(CuratorFramework client, String path, byte[] lockData) {
     Arguments.client(client);
     Arguments.path(path, "path");
-    byte[] data = lockData == null ? null : lockData.clone();
-    this.writeLock = new WriteLock(client, path, data);
-    this.readLock = new ReadLock(client, path, data, writeLock);
-    writeLock.readLock = readLock;
+    ReadWriteHolds holds = new ReadWriteHolds(client, path, lockData);
+    this.writeLock = new WriteLock(client, path, holds.writes());
+    this.readLock = new ReadLock(client, path, holds.reads());
   }
 
   /**
@@ -110,18 +104,39 @@ public final class ReadWriteMutex {
    * The read side of a {@link ReadWriteMutex}: shared with other readers, excluded by a writer.
    * Reentrant per thread; the write holder's thread may take it (a downgrade).
    */
-  public static final class ReadLock extends ThreadBoundFencedLock {
+  public static final class ReadLock extends AbstractFencedLock {
     private final CuratorFramework client;
     private final String path;
-    private final byte[] data;
-    private final WriteLock writeLock;
 
-    private ReadLock(CuratorFramework client, String path, byte[] data, WriteLock writeLock) {
-      super(client, path);
+    private ReadLock(CuratorFramework client, String path, Holds holds) {
+      super(holds);
       this.client = client;
       this.path = path;
-      this.data = data;
-      this.writeLock = writeLock;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A thread holding the write lock takes the read lock at once (a downgrade), tying its read
+     * node to its write node; ZooKeeper refuses the read node if the write node is gone.
+     *
+     * @throws LockOwnershipLostException if the current thread's write hold, or its read hold, was
+     *     lost
+     */
+    @Override
+    public void acquire() throws InterruptedException {
+      super.acquire();
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * @throws LockOwnershipLostException if the current thread's write hold, or its read hold, was
+     *     lost
+     */
+    @Override
+    public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
+      return super.acquire(time, unit);
     }
 
     /**
@@ -136,6 +151,24 @@ public final class ReadWriteMutex {
     }
 
     /**
+     * Whether the current thread holds the read lock.
+     *
+     * @return true if the current thread holds it
+     */
+    public boolean isOwnedByCurrentThread() {
+      return holds.holdCount() > 0;
+    }
+
+    /**
+     * How many times the current thread holds the read lock: acquires minus releases.
+     *
+     * @return the hold count, 0 if the current thread does not hold the read lock
+     */
+    public int getHoldCount() {
+      return holds.holdCount();
+    }
+
+    /**
      * The read nodes of this lock's queue, in queue order.
      *
      * @return the readers' nodes as full paths
@@ -143,17 +176,6 @@ public final class ReadWriteMutex {
     @Override
     public Collection<String> getParticipantNodes() {
       return QueueOrder.participants(client, path, ReadWriteDriver.READ, ReadWriteDriver::isReader);
-    }
-
-    /** The write holder's read node is tied to its write node's sequence number. */
-    @Override
-    List<Slot> slots() {
-      String writeNode = writeLock.currentNodePath();
-      if (writeNode == null) {
-        return List.of(Slot.of(path, ReadWriteDriver.READ, data));
-      }
-      String sequence = ReadWriteDriver.sequenceOf(ZKPaths.getNodeFromPath(writeNode));
-      return List.of(Slot.tiedTo(path, ReadWriteDriver.READ, data, sequence));
     }
 
     @Override
@@ -166,17 +188,14 @@ public final class ReadWriteMutex {
    * The write side of a {@link ReadWriteMutex}: held by one writer at a time, excluding readers.
    * Reentrant per thread; refused to a thread that holds only the read lock.
    */
-  public static final class WriteLock extends ThreadBoundFencedLock {
+  public static final class WriteLock extends AbstractFencedLock {
     private final CuratorFramework client;
     private final String path;
-    private final byte[] data;
-    private ReadLock readLock; // set once by the enclosing constructor, before publication
 
-    private WriteLock(CuratorFramework client, String path, byte[] data) {
-      super(client, path);
+    private WriteLock(CuratorFramework client, String path, Holds holds) {
+      super(holds);
       this.client = client;
       this.path = path;
-      this.data = data;
     }
 
     /**
@@ -188,6 +207,24 @@ public final class ReadWriteMutex {
      */
     public CuratorOp ownershipCheck() {
       return ownershipChecks().get(0);
+    }
+
+    /**
+     * Whether the current thread holds the write lock.
+     *
+     * @return true if the current thread holds it
+     */
+    public boolean isOwnedByCurrentThread() {
+      return holds.holdCount() > 0;
+    }
+
+    /**
+     * How many times the current thread holds the write lock: acquires minus releases.
+     *
+     * @return the hold count, 0 if the current thread does not hold the write lock
+     */
+    public int getHoldCount() {
+      return holds.holdCount();
     }
 
     /**
@@ -221,17 +258,6 @@ public final class ReadWriteMutex {
     @Override
     public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
       return super.acquire(time, unit);
-    }
-
-    /** A reader that is not the writer would wait for its own read node: an upgrade. */
-    @Override
-    boolean mayWait() {
-      return !readLock.isOwnedByCurrentThread();
-    }
-
-    @Override
-    List<Slot> slots() {
-      return List.of(Slot.of(path, ReadWriteDriver.WRITE, data));
     }
 
     @Override

@@ -1,13 +1,9 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.internal.Arguments;
-import io.lockstep.recipes.locks.internal.QueueOrder;
-import io.lockstep.recipes.locks.internal.Slot;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.locks.Revocable;
@@ -56,12 +52,11 @@ import org.apache.curator.framework.recipes.locks.RevocationListener;
  * writes that matter. Do not acquire from a ZooKeeper or Curator callback thread: waiting there
  * blocks the events the lock waits for.
  */
-public final class ReentrantMutex extends ThreadBoundFencedLock
-    implements Revocable<ReentrantMutex> {
+public final class ReentrantMutex extends AbstractFencedLock implements Revocable<ReentrantMutex> {
   private final CuratorFramework client;
   private final String path;
   private final LockDriver driver;
-  private final AtomicReference<Runnable> revocation = new AtomicReference<>();
+  private final Revocation revocation;
 
   /**
    * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
@@ -87,11 +82,27 @@ public final class ReentrantMutex extends ThreadBoundFencedLock
    *     driver's lock name cannot be part of a node name
    */
   public ReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    super(Arguments.client(client), Arguments.path(path, "path"));
+    this(client, path, driver, new Revocation());
+  }
+
+  private ReentrantMutex(
+      CuratorFramework client, String path, LockDriver driver, Revocation revocation) {
+    super(holds(client, path, driver, revocation));
     this.client = client;
     this.path = path;
-    this.driver = Objects.requireNonNull(driver, "driver");
+    this.driver = driver;
+    this.revocation = revocation;
+  }
+
+  private static Holds holds(
+      CuratorFramework client, String path, LockDriver driver, Revocation revocation) {
+    Arguments.client(client);
+    Arguments.path(path, "path");
+    Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
+    Slot slot = Slot.of(path, driver, null);
+    return new ThreadHolds(
+        new LockContext(client, path), thread -> List.of(revocation.slotFor(slot)), revocation);
   }
 
   /**
@@ -106,6 +117,24 @@ public final class ReentrantMutex extends ThreadBoundFencedLock
     return ownershipChecks().get(0);
   }
 
+  /**
+   * Whether the current thread holds the lock.
+   *
+   * @return true if the current thread holds it
+   */
+  public boolean isOwnedByCurrentThread() {
+    return holds.holdCount() > 0;
+  }
+
+  /**
+   * How many times the current thread holds the lock: acquires minus releases.
+   *
+   * @return the hold count, 0 if the current thread does not hold the lock
+   */
+  public int getHoldCount() {
+    return holds.holdCount();
+  }
+
   @Override
   public Collection<String> getParticipantNodes() {
     return QueueOrder.participants(client, path, driver, name -> true);
@@ -113,9 +142,9 @@ public final class ReentrantMutex extends ThreadBoundFencedLock
 
   /**
    * Makes later acquisitions revocable with Curator's protocol: when another process calls {@code
-   * Revoker.attemptRevoke(client, nodePath)} on the holder's node, {@code listener} is called (on
-   * ZooKeeper's event thread). The holder decides whether to release. Costs one extra request per
-   * acquisition, as in Curator.
+   * Revoker.attemptRevoke(client, nodePath)} on the holder's node, {@code listener} is called on a
+   * Lockstep thread (never ZooKeeper's event thread). The holder decides whether to release. Costs
+   * one extra request per acquisition, as in Curator.
    *
    * @param listener called when a revocation is requested
    * @throws NullPointerException if {@code listener} is null
@@ -137,17 +166,7 @@ public final class ReentrantMutex extends ThreadBoundFencedLock
   public void makeRevocable(RevocationListener<ReentrantMutex> listener, Executor executor) {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
-    revocation.set(() -> executor.execute(() -> listener.revocationRequested(this)));
-  }
-
-  @Override
-  Runnable revocationHandler() {
-    return revocation.get();
-  }
-
-  @Override
-  List<Slot> slots() {
-    return List.of(Slot.of(path, driver, revocation.get() == null ? null : new byte[0]));
+    revocation.enable(() -> executor.execute(() -> listener.revocationRequested(this)));
   }
 
   @Override

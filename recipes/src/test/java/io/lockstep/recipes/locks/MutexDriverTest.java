@@ -3,7 +3,6 @@ package io.lockstep.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.lockstep.recipes.locks.internal.QueueOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -50,5 +49,27 @@ class MutexDriverTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(LockDecision.hold().holds()).isTrue();
     assertThat(LockDecision.watch("n").watchNode()).isEqualTo("n");
+  }
+
+  @Test
+  void anAllDigitLockName_sortsByTheSequenceNumber_notInsideIt() {
+    LockDriver digits =
+        new LockDriver() {
+          @Override
+          public String lockName() {
+            return "7";
+          }
+
+          @Override
+          public LockDecision decide(List<String> sortedNodeNames, String ourNodeName) {
+            return LockDecision.hold();
+          }
+        };
+    String holder = "_c_0d1e-7a2b-7" + "0000000079";
+    String newcomer = "_c_9f3c-4b1d-7" + "0000000080";
+
+    assertThat(digits.sortKey(holder)).isEqualTo("0000000079");
+    assertThat(QueueOrder.sort(List.of(newcomer, holder), digits))
+        .containsExactly(holder, newcomer);
   }
 }

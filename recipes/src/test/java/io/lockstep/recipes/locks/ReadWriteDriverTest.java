@@ -2,7 +2,6 @@ package io.lockstep.recipes.locks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.lockstep.recipes.locks.internal.QueueOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,4 +1,4 @@
-package io.lockstep.recipes.locks.internal;
+package io.lockstep.recipes.locks;
 
 import java.util.UUID;
 

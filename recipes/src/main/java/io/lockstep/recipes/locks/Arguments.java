@@ -1,4 +1,4 @@
-package io.lockstep.recipes.locks.internal;
+package io.lockstep.recipes.locks;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -6,11 +6,11 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.PathUtils;
 
 /** Argument checks shared by the recipes: each failure names the argument and the bad value. */
-public final class Arguments {
+final class Arguments {
   private Arguments() {}
 
   /** Returns {@code client}, or throws if it is null. */
-  public static CuratorFramework client(CuratorFramework client) {
+  static CuratorFramework client(CuratorFramework client) {
     return Objects.requireNonNull(client, "client");
   }
 
@@ -19,7 +19,7 @@ public final class Arguments {
    * {@code /}, without a trailing {@code /}, empty or relative segments, or characters ZooKeeper
    * refuses.
    */
-  public static String path(String path, String name) {
+  static String path(String path, String name) {
     Objects.requireNonNull(path, name);
     if (path.isEmpty()) {
       throw new IllegalArgumentException(name + " must not be empty");
@@ -33,7 +33,7 @@ public final class Arguments {
   }
 
   /** Converts a wait budget to nanoseconds, refusing a negative time or a null unit. */
-  public static long timeoutNanos(long time, TimeUnit unit) {
+  static long timeoutNanos(long time, TimeUnit unit) {
     Objects.requireNonNull(unit, "unit");
     if (time < 0) {
       throw new IllegalArgumentException("time must not be negative: " + time + " " + unit);
@@ -42,7 +42,7 @@ public final class Arguments {
   }
 
   /** Checks that a driver's lock name can be part of a node name. */
-  public static String lockName(String lockName) {
+  static String lockName(String lockName) {
     Objects.requireNonNull(lockName, "driver.lockName()");
     if (lockName.isEmpty() || lockName.indexOf('/') >= 0) {
       throw new IllegalArgumentException(

@@ -1,7 +1,5 @@
-package io.lockstep.recipes.locks.internal;
+package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.LockDriver;
-import io.lockstep.recipes.locks.LockException;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.Predicate;
@@ -11,11 +9,11 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 
 /** Sorts the children of a lock path the way a driver orders them. */
-public final class QueueOrder {
+final class QueueOrder {
   private QueueOrder() {}
 
   /** The children in queue order: by the driver's sort key, ties broken by the full name. */
-  public static List<String> sort(List<String> children, LockDriver driver) {
+  static List<String> sort(List<String> children, LockDriver driver) {
     Comparator<String> order =
         Comparator.comparing(driver::sortKey).thenComparing(Comparator.naturalOrder());
     return children.stream().sorted(order).collect(Collectors.toUnmodifiableList());
@@ -25,7 +23,7 @@ public final class QueueOrder {
    * Reads a lock path's children and returns those accepted by {@code filter}, in queue order, as
    * full paths. A lock path that does not exist has no participants.
    */
-  public static List<String> participants(
+  static List<String> participants(
       CuratorFramework client, String path, LockDriver driver, Predicate<String> filter) {
     List<String> children;
     try {

@@ -1,4 +1,4 @@
-package io.lockstep.recipes.locks.internal;
+package io.lockstep.recipes.locks;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -11,32 +11,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where the engine runs work that must not run on ZooKeeper's event thread: retries after a delay,
- * and the rare blocking call (creating missing parent containers). Daemon threads, idle most of the
- * time; waiting for a lock never occupies one.
+ * The default {@link Scheduler}: a pool of daemon threads, idle most of the time, created on demand
+ * and gone after a minute of idleness. Waiting for a lock never occupies one.
  */
-final class Background {
+enum Background implements Scheduler {
+  INSTANCE;
+
   private static final Logger log = LoggerFactory.getLogger(Background.class);
   private static final AtomicInteger threadNumber = new AtomicInteger();
   private static final ThreadFactory threads =
       task -> {
-        Thread thread = new Thread(task, "lockstep-background-" + threadNumber.incrementAndGet());
+        Thread thread = new Thread(task, "lockstep-" + threadNumber.incrementAndGet());
         thread.setDaemon(true);
         return thread;
       };
   private static final ExecutorService executor = Executors.newCachedThreadPool(threads);
 
-  private Background() {}
-
-  /** Runs {@code task} after {@code delayMillis}, logging anything it throws. */
-  static void schedule(long delayMillis, Runnable task) {
+  @Override
+  public void schedule(long delayMillis, Runnable task) {
     Executor delayed =
         CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS, executor);
     delayed.execute(() -> runLogged(task));
   }
 
-  /** Runs {@code task} now on a background thread, logging anything it throws. */
-  static void run(Runnable task) {
+  @Override
+  public void execute(Runnable task) {
     executor.execute(() -> runLogged(task));
   }
 

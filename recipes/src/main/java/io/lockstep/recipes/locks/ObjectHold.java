@@ -1,4 +1,4 @@
-package io.lockstep.recipes.locks.internal;
+package io.lockstep.recipes.locks;
 
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -6,20 +6,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One hold per lock object, owned by the object rather than a thread: the core of {@code
+ * One hold per lock object, owned by the object rather than a thread: the hold of {@link
  * NonReentrantMutex}. Any thread may release it. Threads of this process that share the object
  * queue for a local permit first, so the object never holds two leases (a thread whose hold was
  * lost cannot release a newer one by mistake).
  */
-public final class InstanceBoundLock implements Holds {
+final class ObjectHold implements Holds {
   private final LockContext context;
+  private final List<Slot> slots;
   private final Semaphore permit = new Semaphore(1, true);
   private final AtomicReference<Hold> held = new AtomicReference<>();
 
   private record Hold(Acquisition acquisition, Thread acquirer) {}
 
-  public InstanceBoundLock(LockContext context) {
+  ObjectHold(LockContext context, List<Slot> slots) {
     this.context = context;
+    this.slots = List.copyOf(slots);
   }
 
   @Override
@@ -30,11 +32,9 @@ public final class InstanceBoundLock implements Holds {
   /**
    * Acquires for this object. An untimed acquire by the thread that holds it would wait for itself
    * forever, so it fails fast instead.
-   *
-   * @param timeoutNanos the budget, negative for no limit
-   * @return false if the budget ran out
    */
-  public boolean acquire(long timeoutNanos, List<Slot> slots) throws InterruptedException {
+  @Override
+  public boolean acquire(long timeoutNanos) throws InterruptedException {
     Hold hold = held.get();
     if (timeoutNanos < 0 && hold != null && hold.acquirer() == Thread.currentThread()) {
       throw new IllegalMonitorStateException(
@@ -42,7 +42,7 @@ public final class InstanceBoundLock implements Holds {
               + context.description()
               + "; acquiring it again would wait forever");
     }
-    long start = System.nanoTime();
+    long start = context.retries().now();
     if (timeoutNanos < 0) {
       permit.acquire();
     } else if (!permit.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS)) {
@@ -51,7 +51,7 @@ public final class InstanceBoundLock implements Holds {
     boolean acquired = false;
     try {
       long remaining =
-          timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (System.nanoTime() - start));
+          timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (context.retries().now() - start));
       Acquisition acquisition = Acquisition.start(context, slots, null);
       acquired = acquisition.await(remaining);
       if (acquired) {
@@ -79,14 +79,19 @@ public final class InstanceBoundLock implements Holds {
     }
   }
 
-  /** The hold, or an {@link IllegalMonitorStateException} naming the lock. */
   @Override
-  public Acquisition requireCurrent() {
+  public Acquisition current() {
     Hold hold = held.get();
     if (hold == null) {
       throw new IllegalMonitorStateException("The lock is not held: " + context.description());
     }
     return hold.acquisition();
+  }
+
+  /** 1 while the object holds the lock, whichever thread asks: the object owns the hold. */
+  @Override
+  public int holdCount() {
+    return held.get() == null ? 0 : 1;
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.lockstep.recipes.locks.internal;
+package io.lockstep.recipes.locks;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -11,7 +11,7 @@ import org.apache.zookeeper.proto.CreateRequest;
  * server drops a request over {@code jute.maxbuffer} and closes the connection, which a client
  * would retry forever.
  */
-public final class EnqueueLimits {
+final class EnqueueLimits {
   /** ZooKeeper's default {@code jute.maxbuffer}: one byte short of 1 MiB. */
   private static final int DEFAULT_MAX_BUFFER = 0xfffff;
 
@@ -27,12 +27,14 @@ public final class EnqueueLimits {
    * Throws {@link IllegalArgumentException} naming {@code argument} if one transaction creating a
    * node in every slot would exceed the client's {@code jute.maxbuffer}.
    */
-  public static void check(CuratorFramework client, List<Slot> slots, String argument) {
-    ZkAsync zk = new ZkAsync(client);
+  static void check(CuratorFramework client, List<Slot> slots, String argument) {
     String sampleId = NodeNames.newProtectionId();
     long bytes = PACKET_OVERHEAD_BYTES + MULTI_HEADER_BYTES;
     for (Slot slot : slots) {
-      bytes += MULTI_HEADER_BYTES + size(zk.resolveCreate(slot, sampleId)) + 10; // + sequence
+      bytes +=
+          MULTI_HEADER_BYTES
+              + size(ZkRequests.resolveCreate(client, slot, sampleId))
+              + 10; // + sequence
     }
     int limit = Integer.getInteger("jute.maxbuffer", DEFAULT_MAX_BUFFER);
     if (bytes > limit) {

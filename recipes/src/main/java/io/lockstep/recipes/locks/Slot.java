@@ -1,25 +1,26 @@
-package io.lockstep.recipes.locks.internal;
+package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.locks.LockDriver;
 import java.util.Objects;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 
 /**
  * One queue an acquisition enqueues in: the lock path, the driver that orders it, the node data,
- * and, for a read lock taken by the write holder, the sequence suffix the node is tied to.
+ * and, for a read lock taken by the write holder (a downgrade), the write node it is tied to.
  */
-public final class Slot {
+final class Slot {
   private final String path;
   private final LockDriver driver;
   private final byte[] data;
   private final String tiedSuffix;
+  private final String tiedTo;
 
-  private Slot(String path, LockDriver driver, byte[] data, String tiedSuffix) {
+  private Slot(String path, LockDriver driver, byte[] data, String tiedSuffix, String tiedTo) {
     this.path = Objects.requireNonNull(path, "path");
     this.driver = Objects.requireNonNull(driver, "driver");
     this.data = data == null ? null : data.clone();
     this.tiedSuffix = tiedSuffix;
+    this.tiedTo = tiedTo;
   }
 
   /**
@@ -27,31 +28,42 @@ public final class Slot {
    *
    * @param data the node data, or null for the client's default data
    */
-  public static Slot of(String path, LockDriver driver, byte[] data) {
-    return new Slot(path, driver, data, null);
+  static Slot of(String path, LockDriver driver, byte[] data) {
+    return new Slot(path, driver, data, null, null);
   }
 
   /**
    * A non-sequential node whose name ends with {@code suffix}, so that it sorts exactly where the
-   * node carrying that suffix does: Curator's downgrade from a write lock to a read lock.
+   * node {@code tiedTo} carrying that suffix does: Curator's downgrade from a write lock to a read
+   * lock. It is created only while {@code tiedTo} exists (a check in the same transaction).
    */
-  public static Slot tiedTo(String path, LockDriver driver, byte[] data, String suffix) {
-    return new Slot(path, driver, data, Objects.requireNonNull(suffix, "suffix"));
+  static Slot tiedTo(String path, LockDriver driver, byte[] data, String suffix, String tiedTo) {
+    return new Slot(
+        path,
+        driver,
+        data,
+        Objects.requireNonNull(suffix, "suffix"),
+        Objects.requireNonNull(tiedTo, "tiedTo"));
   }
 
   /** The lock path (the queue's parent node), as the client sees it. */
-  public String path() {
+  String path() {
     return path;
   }
 
   /** The driver ordering this queue. */
-  public LockDriver driver() {
+  LockDriver driver() {
     return driver;
   }
 
   /** The node data, or null for the client's default data. */
   byte[] data() {
     return data == null ? null : data.clone();
+  }
+
+  /** The node this one is tied to (it must exist when ours is created), or null. */
+  String tiedTo() {
+    return tiedTo;
   }
 
   /** The path to create: the protected name, and the tied suffix if any. */

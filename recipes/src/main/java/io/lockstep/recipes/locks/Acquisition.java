@@ -1,0 +1,406 @@
+package io.lockstep.recipes.locks;
+
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One attempt to take a lock, and the hold it turns into: the engine every recipe runs on.
+ *
+ * <p>{@link AcquisitionState} owns the state and decides; this class carries out its steps: it
+ * hands creates to the {@link Enqueuer}, reads the queue, arms a {@link PredecessorWatch}, lets
+ * {@link HoldChecks} read our own node, the {@link Janitor} clean up and the {@link Notifier} tell
+ * listeners and the caller, and passes the client's events ({@link ClientEvents}) to the state.
+ * Nothing waits inside: ZooKeeper callbacks and watch events drive it, and {@link #granted()}
+ * completes when the lock is held. The blocking {@link #await(long)} parks on that future, never on
+ * a monitor.
+ */
+final class Acquisition implements ClientEvents.Member {
+  /*
+   * Algorithm notes.
+   *
+   * Repeatedly (each arrow is a ZooKeeper callback or watch event feeding AcquisitionState):
+   *   create our node(s) (one create, or one multi) -> its stat gives the fencing token and the
+   *     owning session; on a lost answer, find our node by its protection id;
+   *   read the children (one getChildren leaving a child watch, or one read-only multi);
+   *   judge (QueueJudge): hold, or watch node X with getData;
+   *   X changed -> read again; X was the head of an append-only queue and is gone -> confirm our
+   *     node with one getData and hold.
+   * Holding: the child watch fires at the queue's next change, then our own node is watched.
+   * Ending without a grant: the Janitor deletes our nodes, withdraws the watch, sweeps for a
+   * create whose outcome is unknown; the blocking caller waits for that within a bound.
+   *
+   * Threads: callbacks and watch events run on ZooKeeper's event thread, connection events on
+   * Curator's, timers on the Scheduler's; each only asks the state and sends requests. User code
+   * (listeners, revocation) runs through the Notifier, on the Scheduler's threads, in order.
+   */
+
+  private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
+
+  /** How an attempt ended, as the caller who gave up sees it. */
+  enum Outcome {
+    GRANTED,
+    WITHDRAWN,
+    FAILED
+  }
+
+  private final LockContext context;
+  private final AcquisitionState state;
+  private final Runnable revocationHandler;
+  private final List<String> lockPaths;
+  private final Enqueuer enqueuer;
+  private final HoldChecks holdChecks;
+  private final Janitor janitor;
+  private final Notifier notifier;
+  private final ClientEvents clientEvents;
+  private final CompletableFuture<Void> granted = new CompletableFuture<>();
+  private final CompletableFuture<Void> decided = new CompletableFuture<>();
+  private volatile RuntimeException failure;
+
+  private Acquisition(LockContext context, List<Slot> slots, Runnable revocationHandler) {
+    this.context = context;
+    this.revocationHandler = revocationHandler;
+    this.lockPaths = Enqueuer.lockPaths(slots);
+    this.state =
+        new AcquisitionState(
+            slots,
+            context.description(),
+            revocationHandler != null,
+            context.retries(),
+            context.protectionIds());
+    this.enqueuer = new Enqueuer(context.zk(), slots, state, this::run);
+    this.holdChecks =
+        new HoldChecks(context.zk(), lockPaths, state, this::run, context.description());
+    this.janitor = new Janitor(context.deletes(), lockPaths);
+    this.notifier = new Notifier(context.scheduler());
+    this.clientEvents = context.clientEvents();
+  }
+
+  /**
+   * Starts enqueuing in the given queues.
+   *
+   * @param revocationHandler run when a revocation is requested while held, or null if the lock is
+   *     not revocable (a revocable lock watches its own node before the grant, as Curator's does)
+   */
+  static Acquisition start(LockContext context, List<Slot> slots, Runnable revocationHandler) {
+    if (slots.isEmpty()) {
+      throw new IllegalArgumentException("an acquisition needs at least one queue");
+    }
+    Acquisition acquisition = new Acquisition(context, slots, revocationHandler);
+    if (acquisition.clientEvents.join(acquisition)) {
+      acquisition.run(acquisition.state.start());
+    } else {
+      acquisition.run(
+          acquisition.state.on(
+              new StateEvent.Closed())); // a closed client: fail at once, send nothing
+    }
+    return acquisition;
+  }
+
+  /** Completes when the lock is held; fails with a {@link LockException}, or when withdrawn. */
+  CompletionStage<Void> granted() {
+    return granted.minimalCompletionStage();
+  }
+
+  // ---- carrying out steps ----
+
+  /** Carries out one step of the state. */
+  void run(Step step) {
+    if (step instanceof Step.Ignore) {
+      return;
+    } else if (step instanceof Step.Both both) {
+      run(both.first());
+      run(both.second());
+    } else if (step instanceof Step.Create create) {
+      enqueuer.create(create);
+    } else if (step instanceof Step.CreateParents parents) {
+      enqueuer.createParents(parents);
+    } else if (step instanceof Step.FindOwnNode find) {
+      enqueuer.findOwnNode(find);
+    } else if (step instanceof Step.ReadQueue read) {
+      readQueue(read.epoch());
+    } else if (step instanceof Step.Watch watch) {
+      decided.complete(null);
+      PredecessorWatch.arm(context.zk(), state, this::run, watch);
+    } else if (step instanceof Step.ReadOwnNode read) {
+      holdChecks.readOwnNode(read);
+    } else if (step instanceof Step.Verify verify) {
+      holdChecks.verify(verify);
+    } else if (step instanceof Step.Later later) {
+      context
+          .scheduler()
+          .schedule(
+              later.delayMillis(), () -> run(state.on(new StateEvent.RetryDue(later.epoch()))));
+    } else if (step instanceof Step.Grant grant) {
+      grant(grant);
+    } else if (step instanceof Step.Notify notice) {
+      notify(notice);
+    } else if (step instanceof Step.Revoke) {
+      revoke();
+    } else if (step instanceof Step.End end) {
+      end(end);
+    } else if (step instanceof Step.Requeue requeue) {
+      requeue(requeue);
+    } else if (step instanceof Step.Tidy tidy) {
+      janitor.tidy(tidy.cleanup(), tidy.answersCreate());
+    } else if (step instanceof Step.Release release) {
+      released(release);
+    } else {
+      throw new IllegalStateException("unknown step " + step);
+    }
+  }
+
+  private void readQueue(int e) {
+    Watcher childWatcher = lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
+    ZkRequests zk = context.zk();
+    Callbacks.when(
+        zk.children(lockPaths, childWatcher),
+        (children, error) -> {
+          if (error == null) {
+            run(state.on(new StateEvent.QueueRead(e, children.lists(), zk.isConnected())));
+          } else {
+            run(state.on(new StateEvent.ReadFailed(e, error)));
+          }
+        });
+  }
+
+  /** Listeners hear HELD (and AT_RISK, if granted while disconnected) before the caller wakes. */
+  private void grant(Step.Grant grant) {
+    decided.complete(null);
+    if (context.hasListeners()) {
+      long token = grant.token();
+      notifier.submit(() -> context.tellListeners(LockState.HELD, token));
+      if (grant.atRisk()) {
+        notifier.submit(() -> context.tellListeners(LockState.AT_RISK, token));
+      }
+      notifier.submit(() -> granted.complete(null));
+    } else {
+      notifier.submitQuiet(() -> granted.complete(null));
+    }
+    if (grant.revoke()) {
+      revoke(); // asked for before we held: honoured right after the grant
+    }
+  }
+
+  private void notify(Step.Notify notice) {
+    if (notice.state() == LockState.LOST) {
+      log.warn("Lock {} lost: {}", context.description(), notice.reason());
+    } else {
+      log.debug("Lock {} is {}: {}", context.description(), notice.state(), notice.reason());
+    }
+    if (context.hasListeners()) {
+      notifier.submit(() -> context.tellListeners(notice.state(), notice.token()));
+    }
+  }
+
+  private void revoke() {
+    if (revocationHandler != null) {
+      notifier.submit(revocationHandler);
+    }
+  }
+
+  private void end(Step.End end) {
+    clientEvents.leave(this);
+    janitor.ended(end.cleanup());
+    decided.complete(null);
+    if (end.failure() == null) {
+      granted.completeExceptionally(new CancellationException("withdrawn"));
+    } else {
+      failure = end.failure();
+      granted.completeExceptionally(end.failure());
+    }
+  }
+
+  private void requeue(Step.Requeue requeue) {
+    log.info("Lock {}: {}; enqueuing again", context.description(), requeue.reason());
+    janitor.requeued(requeue.cleanup());
+    context
+        .scheduler()
+        .schedule(
+            requeue.delayMillis(), () -> run(state.on(new StateEvent.RetryDue(requeue.epoch()))));
+  }
+
+  private void released(Step.Release release) {
+    clientEvents.leave(this);
+    if (release.lostReason() != null) {
+      log.warn(
+          "Released lock {} after it was lost ({}); local state cleared",
+          context.description(),
+          release.lostReason());
+    }
+    context.deletes().deleteNow(release.nodes());
+    if (context.hasListeners()) {
+      notifier.deliverNow(() -> context.tellListeners(LockState.RELEASED, release.token()));
+    }
+  }
+
+  // ---- the client's events ----
+
+  @Override
+  public void suspended() {
+    run(state.on(new StateEvent.Suspended()));
+  }
+
+  @Override
+  public void reconnected(long session) {
+    run(state.on(new StateEvent.Reconnected(session)));
+  }
+
+  @Override
+  public void sessionLost() {
+    run(state.on(new StateEvent.SessionLost()));
+  }
+
+  @Override
+  public void closed() {
+    run(state.on(new StateEvent.Closed()));
+  }
+
+  // ---- the caller ----
+
+  /**
+   * Waits until the lock is held, the budget runs out, or the thread is interrupted. A budget that
+   * runs out before the first attempt reached a verdict still lets that attempt finish, bounded by
+   * the client's connection timeout, so that a zero budget means "try once". An attempt that gives
+   * up is gone from the server when this returns, or its deletion was handed to the background
+   * after at most the connection timeout.
+   *
+   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
+   * @return true if held; false if the budget ran out and the attempt was withdrawn
+   * @throws InterruptedException if interrupted before the lock was granted (attempt withdrawn)
+   * @throws LockException if the acquisition failed
+   */
+  boolean await(long timeoutNanos) throws InterruptedException {
+    long start = context.retries().now();
+    try {
+      if (timeoutNanos < 0) {
+        granted.get();
+      } else {
+        granted.get(timeoutNanos, TimeUnit.NANOSECONDS);
+      }
+      return true;
+    } catch (TimeoutException e) {
+      long graceEnd = start + timeoutNanos + connectionTimeoutNanos();
+      awaitQuietly(decided, graceEnd);
+      switch (withdraw()) {
+        case GRANTED:
+          return true;
+        case FAILED:
+          awaitQuietly(janitor.done(), graceEnd);
+          throw failure;
+        default:
+          awaitQuietly(janitor.done(), graceEnd);
+          return false;
+      }
+    } catch (InterruptedException e) {
+      if (withdraw() == Outcome.GRANTED) {
+        Thread.currentThread().interrupt(); // granted before we could withdraw: keep the grant
+        return true;
+      }
+      awaitQuietly(janitor.done(), context.retries().now() + connectionTimeoutNanos());
+      throw e;
+    } catch (ExecutionException e) {
+      awaitQuietly(janitor.done(), context.retries().now() + connectionTimeoutNanos());
+      Throwable cause = Retries.unwrap(e.getCause());
+      throw cause instanceof RuntimeException
+          ? (RuntimeException) cause
+          : new LockException("Lock " + context.description() + ": " + cause, cause);
+    } catch (CancellationException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Withdraws the attempt unless it was granted or failed first: deletes our nodes, removes our
+   * watch, sweeps for a create whose answer was lost. Safe at any time, from any thread.
+   */
+  Outcome withdraw() {
+    run(state.on(new StateEvent.Withdraw()));
+    Phase phase = state.view().phase();
+    if (phase.wasGranted()) {
+      return Outcome.GRANTED;
+    }
+    return phase == Phase.FAILED ? Outcome.FAILED : Outcome.WITHDRAWN;
+  }
+
+  /** Completes when an attempt that ended without a grant has left nothing behind. */
+  CompletionStage<Void> cleanedUp() {
+    return janitor.done().minimalCompletionStage();
+  }
+
+  /**
+   * Releases the hold: deletes our nodes in the caller's thread (handed to Curator's background
+   * retries if ZooKeeper is unreachable). Releasing a lost hold clears local state and warns.
+   */
+  void release() {
+    run(state.on(new StateEvent.Release()));
+  }
+
+  /** The fencing token: the zxid that created our nodes. */
+  long fencingToken() {
+    return state.view().token();
+  }
+
+  /** The fencing token, or a {@link LockOwnershipLostException} if the hold was lost. */
+  long checkedFencingToken() {
+    return notLost().token();
+  }
+
+  /** Throws {@link LockOwnershipLostException} if the hold was lost. */
+  void checkNotLost() {
+    notLost();
+  }
+
+  private AcquisitionState.View notLost() {
+    AcquisitionState.View view = state.view();
+    if (view.phase() == Phase.LOST) {
+      throw new LockOwnershipLostException(
+          "Lock "
+              + context.description()
+              + " was lost by session 0x"
+              + Long.toHexString(view.owner())
+              + ": "
+              + view.lostReason());
+    }
+    return view;
+  }
+
+  /** Where the hold stands (an attempt still waiting reports HELD only once granted). */
+  Phase phase() {
+    return state.view().phase();
+  }
+
+  /** Our node paths, one per queue. */
+  List<String> nodePaths() {
+    return state.view().nodes();
+  }
+
+  /** One check operation per node of ours, for the caller's transaction. */
+  List<CuratorOp> ownershipChecks() {
+    return context.zk().checks(notLost().nodes());
+  }
+
+  private long connectionTimeoutNanos() {
+    return TimeUnit.MILLISECONDS.toNanos(
+        context.client().getZookeeperClient().getConnectionTimeoutMs());
+  }
+
+  /** Waits for {@code future} until {@code deadline} at most; an interrupt stops the wait. */
+  private void awaitQuietly(CompletableFuture<Void> future, long deadline) {
+    try {
+      future.get(Math.max(0, deadline - context.retries().now()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | CancellationException e) {
+      // done waiting
+    }
+  }
+}

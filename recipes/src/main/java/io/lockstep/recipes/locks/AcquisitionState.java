@@ -1,0 +1,565 @@
+package io.lockstep.recipes.locks;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.lockstep.recipes.locks.Step.ArmedWatch;
+import io.lockstep.recipes.locks.Step.Cleanup;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.apache.zookeeper.KeeperException.Code;
+
+/**
+ * The state of one acquisition, and its only owner: phase, epoch, nodes, owning session, fencing
+ * token, watch and counters (the create bookkeeping of the current epoch in its {@link Enqueuing}).
+ * An {@link StateEvent} goes in through {@link #on(StateEvent)}, which checks the epoch and the
+ * phase under the state lock, changes the state and returns the {@link Step} to take next. No I/O,
+ * no threads, no callbacks: {@link Acquisition} does those around it.
+ */
+final class AcquisitionState {
+  /*
+   * Algorithm notes.
+   *
+   * The table (phase x event -> step) is written out in AcquisitionStateTest, which checks every
+   * cell, and drawn in docs/design.md. In short: answers carry the epoch they were asked in and
+   * are ignored when stale, except a create's, whose node is tidied away; waiting phases move
+   * forward on answers and requeue in a new epoch when our nodes are lost; holding phases only
+   * move to AT_RISK, back to HELD, to LOST, and to RELEASED.
+   *
+   * Invariants:
+   * - Exactly one of grant and withdraw wins, under `lock`: the caller never misses a grant.
+   * - Every node we may have created is removed: by Release, by End's cleanup, by the Tidy of a
+   *   late create answer, or by a sweep for our protection id when a create's outcome was unknown
+   *   as the attempt ended.
+   * - The owner of our nodes is the session the server names (the created node's
+   *   ephemeralOwner), never the handle's id before the request was sent (0 before connecting).
+   * - A grant while disconnected is AT_RISK at once: a hold hears of risk before its session can
+   *   expire, whatever came first.
+   */
+
+  /** What the owner of an acquisition can read of it, all from one moment. */
+  record View(Phase phase, long token, List<String> nodes, long owner, String lostReason) {}
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final List<Slot> slots;
+  private final String description;
+  private final boolean revocable;
+  private final Retries retries;
+  private final Supplier<String> protectionIds;
+  private final long startNanos;
+
+  @GuardedBy("lock")
+  private Phase phase = Phase.CREATING;
+
+  @GuardedBy("lock")
+  private Enqueuing enqueuing; // the current epoch's create bookkeeping; its epoch is ours
+
+  @GuardedBy("lock")
+  private List<String> nodes = List.of(); // from created to requeue or the end: ours per slot
+
+  @GuardedBy("lock")
+  private long owner; // with nodes: the session the server says owns them
+
+  @GuardedBy("lock")
+  private long token; // with nodes: their czxid, the fencing token
+
+  @GuardedBy("lock")
+  private int requeues; // times our nodes were lost while waiting
+
+  @GuardedBy("lock")
+  private ArmedWatch watch; // WAITING: the predecessor watch, once armed
+
+  @GuardedBy("lock")
+  private int watchGeneration; // names the latest predecessor watch asked for
+
+  @GuardedBy("lock")
+  private boolean watchIsHead; // WAITING: the watched node is the head of an append-only queue
+
+  @GuardedBy("lock")
+  private boolean ownNodeWatched; // holding: a data watch on our (first) node is armed
+
+  @GuardedBy("lock")
+  private String lostReason; // LOST: why
+
+  /**
+   * @param description the lock path(s), for messages
+   * @param revocable whether a grant first watches our own node (Curator's revocation protocol)
+   */
+  AcquisitionState(
+      List<Slot> slots,
+      String description,
+      boolean revocable,
+      Retries retries,
+      Supplier<String> protectionIds) {
+    this.slots = List.copyOf(slots);
+    this.description = description;
+    this.revocable = revocable;
+    this.retries = retries;
+    this.protectionIds = protectionIds;
+    this.startNanos = retries.now();
+    lock.lock();
+    try {
+      this.enqueuing = new Enqueuing(0, retries, startNanos, protectionIds);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The first step: create our nodes. */
+  Step start() {
+    lock.lock();
+    try {
+      return enqueuing.send();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** One event in, the next step out. */
+  Step on(StateEvent event) {
+    lock.lock();
+    try {
+      if (event instanceof StateEvent.Created created) {
+        return created(created); // a stale create still leaves a node to remove
+      }
+      if (event instanceof StateEvent.Stamped stamped && stamped.epoch() != epoch()) {
+        return Step.IGNORE;
+      }
+      return dispatch(event);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Records the armed predecessor watch; false if it is no longer wanted. */
+  boolean watchArmed(int e, int generation, ArmedWatch armed) {
+    lock.lock();
+    try {
+      if (e != epoch()
+          || phase != Phase.WAITING
+          || generation != watchGeneration
+          || watch != null) {
+        return false;
+      }
+      watch = armed;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The phase, token, nodes, owner and loss reason, read together. */
+  View view() {
+    lock.lock();
+    try {
+      return new View(phase, token, nodes, owner, lostReason);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @GuardedBy("lock")
+  private Step dispatch(StateEvent event) {
+    if (event instanceof StateEvent.CreateFailed failed) {
+      return createFailed(failed.failure());
+    } else if (event instanceof StateEvent.TieRefused refused) {
+      return tieRefused(refused.writeNode());
+    } else if (event instanceof StateEvent.ParentsCreated made) {
+      return phase == Phase.CREATING
+          ? orFail(enqueuing.parentsCreated(made.failure()), made.failure())
+          : Step.IGNORE;
+    } else if (event instanceof StateEvent.OwnNodeSearched searched) {
+      return phase == Phase.RECOVERING ? ownNodeSearched(searched) : Step.IGNORE;
+    } else if (event instanceof StateEvent.OwnNodeSearchFailed failed) {
+      return phase == Phase.RECOVERING
+          ? orFail(enqueuing.searchFailed(), failed.failure())
+          : Step.IGNORE;
+    } else if (event instanceof StateEvent.RetryDue) {
+      Step next = phase.isWaiting() ? enqueuing.due() : null;
+      return next == null ? Step.IGNORE : next;
+    } else if (event instanceof StateEvent.QueueRead read) {
+      return phase == Phase.READING ? queueRead(read) : Step.IGNORE;
+    } else if (event instanceof StateEvent.ReadFailed failed) {
+      return phase.isWaiting() && phase.hasNodes() ? readFailed(failed.failure()) : Step.IGNORE;
+    } else if (event instanceof StateEvent.PredecessorChanged changed) {
+      return predecessorChanged(changed);
+    } else if (event instanceof StateEvent.OwnNodeRead read) {
+      return ownNodeRead(read);
+    } else if (event instanceof StateEvent.OwnNodeReadFailed failed) {
+      return ownNodeReadFailed(failed);
+    } else if (event instanceof StateEvent.OwnNodeChanged changed) {
+      return ownNodeChanged(changed.deleted());
+    } else if (event instanceof StateEvent.Verified verified) {
+      return verified(verified);
+    } else if (event instanceof StateEvent.QueueChanged) {
+      return queueChanged();
+    } else if (event instanceof StateEvent.Suspended) {
+      return suspended();
+    } else if (event instanceof StateEvent.Reconnected reconnected) {
+      return reconnected(reconnected.session());
+    } else if (event instanceof StateEvent.SessionLost) {
+      return sessionLost();
+    } else if (event instanceof StateEvent.Closed) {
+      return closed();
+    } else if (event instanceof StateEvent.Withdraw) {
+      return withdraw();
+    } else if (event instanceof StateEvent.Release) {
+      return release();
+    }
+    throw new IllegalArgumentException("unknown event " + event);
+  }
+
+  // ---- enqueuing ----
+
+  @GuardedBy("lock")
+  private Step created(StateEvent.Created created) {
+    boolean answersCreate = created.epoch() == epoch() && enqueuing.unanswered();
+    if (answersCreate) {
+      enqueuing.answered();
+      if (phase == Phase.CREATING) {
+        return adopt(created.nodes(), created.czxid(), created.owner());
+      }
+    }
+    return new Step.Tidy(Cleanup.nodes(created.nodes()), answersCreate); // not wanted any more
+  }
+
+  @GuardedBy("lock")
+  private Step createFailed(Throwable failure) {
+    if (!enqueuing.unanswered()) {
+      return Step.IGNORE;
+    }
+    if (!phase.isWaiting()) {
+      return enqueuing.abandoned(failure); // ended while the create was out
+    }
+    return orFail(enqueuing.failed(failure), failure);
+  }
+
+  /** The write hold a downgrade ties to was lost: no read hold may stand in its place. */
+  @GuardedBy("lock")
+  private Step tieRefused(String writeNode) {
+    if (!enqueuing.unanswered()) {
+      return Step.IGNORE;
+    }
+    enqueuing.answered();
+    if (!phase.isWaiting()) {
+      return new Step.Tidy(Cleanup.NONE, true);
+    }
+    return endFailed(
+        new LockOwnershipLostException(
+            "Lock "
+                + description
+                + ": cannot downgrade, the write node "
+                + writeNode
+                + " is gone"));
+  }
+
+  @GuardedBy("lock")
+  private Step ownNodeSearched(StateEvent.OwnNodeSearched searched) {
+    if (searched.found().isEmpty()) {
+      phase = Phase.CREATING;
+      return enqueuing.notFound();
+    }
+    long session = searched.session();
+    if (searched.complete() && session != 0 && searched.owner() == session) {
+      enqueuing.found();
+      return adopt(searched.found(), searched.czxid(), searched.owner());
+    }
+    // A node of an earlier session, which Curator abandoned: not ours to hold.
+    phase = Phase.CREATING;
+    return new Step.Both(
+        new Step.Tidy(Cleanup.nodes(searched.found()), false), enqueuing.foundForeign());
+  }
+
+  @GuardedBy("lock")
+  private Step adopt(List<String> created, long czxid, long nodeOwner) {
+    nodes = List.copyOf(created);
+    token = czxid;
+    owner = nodeOwner;
+    phase = Phase.READING;
+    return new Step.ReadQueue(epoch());
+  }
+
+  /** A decision of the enqueuing bookkeeping: its step (with the phase it implies), or failure. */
+  @GuardedBy("lock")
+  private Step orFail(Step next, Throwable failure) {
+    if (next == null) {
+      return fail(failure);
+    }
+    phase = enqueuing.recovering() ? Phase.RECOVERING : Phase.CREATING;
+    return next;
+  }
+
+  // ---- reading the queue and waiting ----
+
+  @GuardedBy("lock")
+  private Step queueRead(StateEvent.QueueRead read) {
+    QueueJudge.Verdict verdict;
+    try {
+      verdict = QueueJudge.judge(slots, nodes, read.children());
+    } catch (RuntimeException driverFailure) {
+      return fail(driverFailure);
+    }
+    if (verdict.nodesMissing()) {
+      return requeue("our lock node disappeared while waiting");
+    }
+    if (verdict.holds()) {
+      return revocable ? confirm() : grant(false, read.connected());
+    }
+    phase = Phase.WAITING;
+    watchIsHead = verdict.watchIsHead();
+    return new Step.Watch(epoch(), ++watchGeneration, verdict.watchPath());
+  }
+
+  @GuardedBy("lock")
+  private Step readFailed(Throwable failure) {
+    return Retries.code(failure) == Code.SESSIONEXPIRED
+        ? requeue("the session expired while waiting")
+        : fail(failure);
+  }
+
+  @GuardedBy("lock")
+  private Step predecessorChanged(StateEvent.PredecessorChanged changed) {
+    if (phase != Phase.WAITING || changed.generation() != watchGeneration) {
+      return Step.IGNORE;
+    }
+    watch = null;
+    if (changed.deleted() && watchIsHead) {
+      return confirm(); // we were next after the head of an append-only queue
+    }
+    phase = Phase.READING;
+    return new Step.ReadQueue(epoch());
+  }
+
+  @GuardedBy("lock")
+  private Step ownNodeRead(StateEvent.OwnNodeRead read) {
+    boolean revoke = revocable && read.revokeRequested();
+    if (read.purpose() == Step.Purpose.CONFIRM && phase == Phase.CONFIRMING) {
+      if (read.owner() != owner) {
+        return requeue("our lock node is no longer ours");
+      }
+      ownNodeWatched = true;
+      return grant(revoke, read.connected());
+    }
+    if (read.purpose() == Step.Purpose.WATCH && phase.isHolding() && revoke) {
+      return new Step.Revoke();
+    }
+    return Step.IGNORE;
+  }
+
+  @GuardedBy("lock")
+  private Step ownNodeReadFailed(StateEvent.OwnNodeReadFailed failed) {
+    boolean gone = Retries.code(failed.failure()) == Code.NONODE;
+    if (failed.purpose() == Step.Purpose.CONFIRM && phase == Phase.CONFIRMING) {
+      return gone
+          ? requeue("our lock node disappeared while waiting")
+          : readFailed(failed.failure());
+    }
+    if (failed.purpose() == Step.Purpose.WATCH && phase.isHolding()) {
+      ownNodeWatched = false;
+      return gone ? lose("our lock node was deleted") : Step.IGNORE;
+    }
+    return Step.IGNORE;
+  }
+
+  // ---- holding ----
+
+  @GuardedBy("lock")
+  private Step ownNodeChanged(boolean deleted) {
+    if (!phase.isHolding()) {
+      return Step.IGNORE;
+    }
+    ownNodeWatched = !deleted;
+    return deleted
+        ? lose("our lock node was deleted")
+        : new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.WATCH);
+  }
+
+  /** The child watch of the last queue read fired: watch our own node from now on. */
+  @GuardedBy("lock")
+  private Step queueChanged() {
+    if (!phase.isHolding() || ownNodeWatched || slots.size() != 1) {
+      return Step.IGNORE;
+    }
+    ownNodeWatched = true;
+    return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.WATCH);
+  }
+
+  @GuardedBy("lock")
+  private Step verified(StateEvent.Verified verified) {
+    if (!phase.isHolding()) {
+      return Step.IGNORE;
+    }
+    if (!verified.stillOurs()) {
+      return lose("our lock node is gone or no longer ours after reconnecting");
+    }
+    ownNodeWatched |= slots.size() == 1;
+    if (phase == Phase.AT_RISK && verified.connected()) {
+      phase = Phase.HELD;
+      return new Step.Notify(LockState.HELD, token, "reconnected, our node verified");
+    }
+    return Step.IGNORE;
+  }
+
+  // ---- connection and client ----
+
+  @GuardedBy("lock")
+  private Step suspended() {
+    if (phase != Phase.HELD) {
+      return Step.IGNORE;
+    }
+    phase = Phase.AT_RISK;
+    return new Step.Notify(LockState.AT_RISK, token, "connection suspended");
+  }
+
+  @GuardedBy("lock")
+  private Step reconnected(long session) {
+    if (phase.isHolding()) {
+      return session == owner
+          ? new Step.Verify(epoch(), nodes, owner)
+          : lose("the session that held it ended");
+    }
+    if (phase.isWaiting() && phase.hasNodes() && session != owner) {
+      return requeue("the session that enqueued it ended");
+    }
+    return Step.IGNORE;
+  }
+
+  @GuardedBy("lock")
+  private Step sessionLost() {
+    if (phase.isHolding()) {
+      return lose("the session was lost");
+    }
+    if (phase.isWaiting() && phase.hasNodes()) {
+      return requeue("the session was lost while waiting");
+    }
+    return Step.IGNORE;
+  }
+
+  /** Terminal. The session, and our nodes, end with the client: nothing is sent. */
+  @GuardedBy("lock")
+  private Step closed() {
+    if (phase.isHolding()) {
+      return lose("the Curator client was closed");
+    }
+    if (!phase.isWaiting()) {
+      return Step.IGNORE;
+    }
+    Cleanup cleanup = new Cleanup(List.of(), watch, null, false, true);
+    watch = null;
+    enqueuing.cancelDelay();
+    enqueuing.answered(); // its answer, if one comes, finds nothing waiting for it
+    phase = Phase.FAILED;
+    return new Step.End(
+        new LockException("Lock " + description + ": the Curator client was closed", null),
+        cleanup);
+  }
+
+  // ---- the caller ----
+
+  /** IGNORE if the lock was granted first (or the attempt already ended). */
+  @GuardedBy("lock")
+  private Step withdraw() {
+    if (!phase.isWaiting()) {
+      return Step.IGNORE;
+    }
+    Cleanup cleanup = leftovers();
+    phase = Phase.WITHDRAWN;
+    return new Step.End(null, cleanup);
+  }
+
+  @GuardedBy("lock")
+  private Step release() {
+    if (phase == Phase.RELEASED) {
+      return Step.IGNORE;
+    }
+    if (!phase.wasGranted()) {
+      throw new IllegalStateException("release of an acquisition never granted: " + phase);
+    }
+    String lost = phase == Phase.LOST ? lostReason : null;
+    phase = Phase.RELEASED;
+    return new Step.Release(nodes, token, lost);
+  }
+
+  // ---- transitions shared by the events above ----
+
+  @GuardedBy("lock")
+  private int epoch() {
+    return enqueuing.epoch();
+  }
+
+  @GuardedBy("lock")
+  private Step confirm() {
+    phase = Phase.CONFIRMING;
+    return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM);
+  }
+
+  @GuardedBy("lock")
+  private Step grant(boolean revoke, boolean connected) {
+    phase = connected ? Phase.HELD : Phase.AT_RISK;
+    return new Step.Grant(token, !connected, revoke);
+  }
+
+  @GuardedBy("lock")
+  private Step lose(String reason) {
+    phase = Phase.LOST;
+    lostReason = reason;
+    return new Step.Notify(LockState.LOST, token, reason);
+  }
+
+  /** Our nodes were lost while waiting: enqueue again in a new epoch, as the policy allows. */
+  @GuardedBy("lock")
+  private Step requeue(String reason) {
+    Cleanup cleanup = new Cleanup(nodes, watch, null, false, false);
+    watch = null;
+    nodes = List.of();
+    OptionalLong delay = retries.delayMillis(requeues++, startNanos);
+    if (delay.isEmpty()) {
+      phase = Phase.FAILED;
+      return new Step.End(
+          new LockException(
+              "Lock "
+                  + description
+                  + ": "
+                  + reason
+                  + ", and the retry policy allows no further attempt",
+              null),
+          cleanup);
+    }
+    enqueuing = new Enqueuing(epoch() + 1, retries, startNanos, protectionIds);
+    enqueuing.createAfterDelay();
+    phase = Phase.CREATING;
+    return new Step.Requeue(cleanup, epoch(), delay.getAsLong(), reason);
+  }
+
+  @GuardedBy("lock")
+  private Step fail(Throwable failure) {
+    Throwable cause = Retries.unwrap(failure);
+    boolean named =
+        cause instanceof LockException && String.valueOf(cause.getMessage()).contains(description);
+    return endFailed(
+        named
+            ? (LockException) cause
+            : new LockException("Lock " + description + ": " + cause.getMessage(), cause));
+  }
+
+  /**
+   * Ends a waiting attempt that failed. An unanswered create stays marked: its answer brings the
+   * {@link Step.Tidy} that the cleanup waits for.
+   */
+  @GuardedBy("lock")
+  private Step endFailed(RuntimeException failure) {
+    Cleanup cleanup = leftovers();
+    phase = Phase.FAILED;
+    return new Step.End(failure, cleanup);
+  }
+
+  /** What a waiting attempt leaves to clean up when it ends now; forgets the watch and delay. */
+  @GuardedBy("lock")
+  private Cleanup leftovers() {
+    Cleanup cleanup =
+        new Cleanup(nodes, watch, enqueuing.unknownCreate(), enqueuing.unanswered(), false);
+    watch = null;
+    enqueuing.cancelDelay();
+    return cleanup;
+  }
+}

@@ -1,0 +1,144 @@
+package io.lockstep.recipes.locks;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads of our own node: before a grant (a revocable lock watches its node first; a waiter whose
+ * head left confirms its node), while held (its data watch tells of deletion and revocation
+ * requests), and after a reconnect (is it still there, still ours?). Also the child watch a
+ * holder's last queue read leaves, which starts the own-node watch at the first change of the
+ * queue: so an uncontended hold costs no extra request.
+ */
+final class HoldChecks {
+  private static final Logger log = LoggerFactory.getLogger(HoldChecks.class);
+
+  /** Curator's revocation request, written by {@code Revoker.attemptRevoke} into a lock node. */
+  private static final byte[] REVOKE_MESSAGE = "__REVOKE__".getBytes(StandardCharsets.UTF_8);
+
+  private final ZkRequests zk;
+  private final List<String> lockPaths;
+  private final AcquisitionState state;
+  private final Consumer<Step> next;
+  private final String description;
+  private final Watcher queueWatcher;
+  private volatile OwnNodeWatcher ownNodeWatcher; // for the latest epoch asked
+
+  HoldChecks(
+      ZkRequests zk,
+      List<String> lockPaths,
+      AcquisitionState state,
+      Consumer<Step> next,
+      String description) {
+    this.zk = zk;
+    this.lockPaths = lockPaths;
+    this.state = state;
+    this.next = next;
+    this.description = description;
+    this.queueWatcher =
+        event -> {
+          if (event.getType() == EventType.NodeChildrenChanged) {
+            next.accept(state.on(new StateEvent.QueueChanged()));
+          }
+        };
+  }
+
+  /** The child watch a single-queue read leaves: a holder hears the queue's next change. */
+  Watcher queueWatcher() {
+    return queueWatcher;
+  }
+
+  /** Reads our node and leaves a data watch on it. */
+  void readOwnNode(Step.ReadOwnNode step) {
+    int e = step.epoch();
+    Callbacks.when(
+        zk.getData(step.path(), watcherFor(e)),
+        (data, failure) -> {
+          if (failure == null) {
+            next.accept(
+                state.on(
+                    new StateEvent.OwnNodeRead(
+                        e,
+                        step.purpose(),
+                        Arrays.equals(data.data(), REVOKE_MESSAGE),
+                        data.stat().getEphemeralOwner(),
+                        zk.isConnected())));
+          } else {
+            next.accept(state.on(new StateEvent.OwnNodeReadFailed(e, step.purpose(), failure)));
+          }
+        });
+  }
+
+  /**
+   * After a reconnect: every node still there and owned by our session? One getData for one queue
+   * (which also re-arms its watch); for several, one read of all queues and one getData.
+   */
+  void verify(Step.Verify step) {
+    int e = step.epoch();
+    List<String> ours = step.nodes();
+    boolean single = ours.size() == 1;
+    CompletableFuture<Boolean> present =
+        single
+            ? CompletableFuture.completedFuture(true)
+            : zk.children(lockPaths, null).thenApply(children -> allPresent(ours, children));
+    Callbacks.when(
+        present.thenCompose(
+            all ->
+                zk.getData(ours.get(0), single ? watcherFor(e) : null)
+                    .thenApply(data -> all && data.stat().getEphemeralOwner() == step.owner())),
+        (stillOurs, failure) -> {
+          if (failure == null) {
+            next.accept(state.on(new StateEvent.Verified(e, stillOurs, zk.isConnected())));
+          } else if (Retries.code(failure) == Code.NONODE) {
+            next.accept(state.on(new StateEvent.Verified(e, false, zk.isConnected())));
+          } else {
+            log.debug("Could not verify lock {} after reconnecting: {}", description, failure);
+          }
+        });
+  }
+
+  private static boolean allPresent(List<String> ours, ZkRequests.Children children) {
+    for (int i = 0; i < ours.size(); i++) {
+      if (!children.lists().get(i).contains(ZKPaths.getNodeFromPath(ours.get(i)))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** One watcher object per epoch, so that ZooKeeper keeps one watch however often we read. */
+  private Watcher watcherFor(int e) {
+    OwnNodeWatcher current = ownNodeWatcher;
+    if (current == null || current.epoch != e) {
+      current = new OwnNodeWatcher(e);
+      ownNodeWatcher = current;
+    }
+    return current;
+  }
+
+  private final class OwnNodeWatcher implements Watcher {
+    final int epoch;
+
+    OwnNodeWatcher(int epoch) {
+      this.epoch = epoch;
+    }
+
+    @Override
+    public void process(org.apache.zookeeper.WatchedEvent event) {
+      if (event.getType() == EventType.None) {
+        return; // connection events reach us through the client's events
+      }
+      next.accept(
+          state.on(new StateEvent.OwnNodeChanged(epoch, event.getType() == EventType.NodeDeleted)));
+    }
+  }
+}

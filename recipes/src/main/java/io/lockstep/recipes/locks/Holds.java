@@ -1,0 +1,31 @@
+package io.lockstep.recipes.locks;
+
+/**
+ * Who owns the holds of one lock object, and how a new hold is taken: a table of holds per thread
+ * ({@link ThreadHolds}) or the one hold of the object ({@link ObjectHold}). The recipes' public
+ * methods are one line each over this.
+ */
+interface Holds {
+  /**
+   * Acquires for the caller.
+   *
+   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
+   * @return false if the budget ran out
+   */
+  boolean acquire(long timeoutNanos) throws InterruptedException;
+
+  /** Releases the caller's hold (one count of it, for a reentrant hold). */
+  void release();
+
+  /** The caller's hold, or an {@link IllegalMonitorStateException} naming the lock. */
+  Acquisition current();
+
+  /** How many times the caller holds the lock; 0 if not at all. */
+  int holdCount();
+
+  /** Whether the lock object holds the lock in this process. */
+  boolean isAcquiredInThisProcess();
+
+  /** What the lock object's acquisitions share. */
+  LockContext context();
+}

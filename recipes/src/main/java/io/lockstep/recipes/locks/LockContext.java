@@ -1,0 +1,95 @@
+package io.lockstep.recipes.locks;
+
+import java.util.Objects;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.listen.Listenable;
+import org.apache.curator.framework.listen.StandardListenerManager;
+
+/**
+ * What every acquisition of one lock object shares: the client and its ZooKeeper calls, the lock's
+ * name, its listeners, and the clock and scheduler (injected here, so tests can drive time).
+ */
+final class LockContext {
+  private final CuratorFramework client;
+  private final String description;
+  private final Retries retries;
+  private final Scheduler scheduler;
+  private final ZkRequests zk;
+  private final NodeDeletes deletes;
+  private final Supplier<String> protectionIds;
+  private final StandardListenerManager<LockStateListener> listeners =
+      StandardListenerManager.standard();
+
+  /**
+   * @param description the lock path, or the paths of a multi-lock, for messages and events
+   */
+  LockContext(CuratorFramework client, String description) {
+    this(client, description, System::nanoTime, Background.INSTANCE, NodeNames::newProtectionId);
+  }
+
+  LockContext(
+      CuratorFramework client,
+      String description,
+      LongSupplier clock,
+      Scheduler scheduler,
+      Supplier<String> protectionIds) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.description = Objects.requireNonNull(description, "description");
+    this.retries = new Retries(() -> client.getZookeeperClient().getRetryPolicy(), clock);
+    this.scheduler = scheduler;
+    this.zk = new ZkRequests(client, retries, scheduler);
+    this.deletes = new NodeDeletes(zk, scheduler);
+    this.protectionIds = protectionIds;
+  }
+
+  CuratorFramework client() {
+    return client;
+  }
+
+  /** The lock path (or paths) for messages. */
+  String description() {
+    return description;
+  }
+
+  Retries retries() {
+    return retries;
+  }
+
+  Scheduler scheduler() {
+    return scheduler;
+  }
+
+  ZkRequests zk() {
+    return zk;
+  }
+
+  NodeDeletes deletes() {
+    return deletes;
+  }
+
+  Supplier<String> protectionIds() {
+    return protectionIds;
+  }
+
+  /** The client's connection and close events, shared by all its locks. */
+  ClientEvents clientEvents() {
+    return ClientEvents.of(client, scheduler);
+  }
+
+  Listenable<LockStateListener> listeners() {
+    return listeners;
+  }
+
+  /** Whether any listener would hear a state change. */
+  boolean hasListeners() {
+    return listeners.size() > 0;
+  }
+
+  /** Tells every listener that a hold entered {@code state}; runs user code. */
+  void tellListeners(LockState state, long fencingToken) {
+    LockStateChange change = new LockStateChange(description, state, fencingToken);
+    listeners.forEach(listener -> listener.stateChanged(change));
+  }
+}

@@ -1,0 +1,111 @@
+package io.lockstep.recipes.locks;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+
+/**
+ * A getData watch on the node we wait for: armed, counted in the {@link WatchRegistry} until it
+ * fires or is withdrawn, and removed from the server on withdrawal when no other waiter of the
+ * session relies on it, even if the withdrawal overtakes the answer that arms it.
+ */
+final class PredecessorWatch implements Watcher, Step.ArmedWatch {
+  private static final int ANSWERED = 1;
+  private static final int WITHDRAWN = 2;
+
+  private final ZkRequests zk;
+  private final AcquisitionState state;
+  private final Consumer<Step> next;
+  private final int epoch;
+  private final int generation;
+  private final String path;
+  private final WatchRegistry.Key key;
+  private final AtomicBoolean ended = new AtomicBoolean();
+  private final AtomicInteger progress = new AtomicInteger(); // ANSWERED | WITHDRAWN bits
+  private volatile boolean removeWhenAnswered; // set before WITHDRAWN
+
+  private PredecessorWatch(
+      ZkRequests zk, AcquisitionState state, Consumer<Step> next, Step.Watch step) {
+    this.zk = zk;
+    this.state = state;
+    this.next = next;
+    this.epoch = step.epoch();
+    this.generation = step.generation();
+    this.path = step.path();
+    this.key = new WatchRegistry.Key(zk.currentSessionId(), zk.toZk(path));
+  }
+
+  /** Arms the watch the step asks for, unless the attempt moved on meanwhile. */
+  static void arm(ZkRequests zk, AcquisitionState state, Consumer<Step> next, Step.Watch step) {
+    PredecessorWatch watch = new PredecessorWatch(zk, state, next, step);
+    WatchRegistry.arm(watch.key);
+    if (!state.watchArmed(step.epoch(), step.generation(), watch)) {
+      watch.end();
+      return;
+    }
+    watch.send();
+  }
+
+  private void send() {
+    Callbacks.when(
+        zk.getData(path, this),
+        (data, failure) -> {
+          if (failure == null) {
+            if ((progress.getAndUpdate(p -> p | ANSWERED) & WITHDRAWN) != 0 && removeWhenAnswered) {
+              zk.removeDataWatches(path, key.sessionId()); // withdrawn before it was armed
+            }
+            return; // armed: the event brings us back
+          }
+          end();
+          if (Retries.code(failure) == Code.NONODE) {
+            next.accept(
+                state.on(
+                    new StateEvent.PredecessorChanged(
+                        epoch, generation, true))); // gone, no watch left
+          } else {
+            next.accept(state.on(new StateEvent.ReadFailed(epoch, failure)));
+          }
+        });
+  }
+
+  @Override
+  public void process(WatchedEvent event) {
+    if (event.getType() == EventType.None) {
+      if (event.getState() == KeeperState.Expired || event.getState() == KeeperState.Closed) {
+        end(); // the session's watches are gone; the client's events handle the rest
+      }
+      return;
+    }
+    end();
+    next.accept(
+        state.on(
+            new StateEvent.PredecessorChanged(
+                epoch, generation, event.getType() == EventType.NodeDeleted)));
+  }
+
+  @Override
+  public void withdraw() {
+    if (!end()) {
+      return;
+    }
+    removeWhenAnswered = true;
+    if ((progress.getAndUpdate(p -> p | WITHDRAWN) & ANSWERED) != 0) {
+      zk.removeDataWatches(path, key.sessionId());
+    }
+  }
+
+  @Override
+  public void forget() {
+    end();
+  }
+
+  /** Marks the watch ended; true if it was the engine's last watch on this path and session. */
+  private boolean end() {
+    return ended.compareAndSet(false, true) && WatchRegistry.disarm(key);
+  }
+}

@@ -1,0 +1,62 @@
+package io.lockstep.recipes.locks;
+
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+
+/**
+ * The two hold tables of one {@link ReadWriteMutex}, and the rules between them: a thread holding
+ * the write lock that takes the read lock ties its read node to its write node (a downgrade), and
+ * only while that write hold is not lost; a thread holding only the read lock may not wait for the
+ * write lock (it would wait for itself). Both views share this, as {@code ReentrantReadWriteLock}'s
+ * views share their {@code Sync}.
+ */
+final class ReadWriteHolds {
+  private final String path;
+  private final byte[] data;
+  private final ThreadHolds reads;
+  private final ThreadHolds writes;
+
+  /**
+   * @param data the data of every lock node, or null for the client's default data
+   */
+  ReadWriteHolds(CuratorFramework client, String path, byte[] data) {
+    this.path = path;
+    this.data = data == null ? null : data.clone();
+    this.writes = new ThreadHolds(new LockContext(client, path), this::writeSlots, null);
+    this.reads = new ThreadHolds(new LockContext(client, path), this::readSlots, null);
+  }
+
+  ThreadHolds reads() {
+    return reads;
+  }
+
+  ThreadHolds writes() {
+    return writes;
+  }
+
+  /**
+   * A plain read node, or, for the write holder, a read node tied to its write node: created in one
+   * transaction with a check of the write node, so that ZooKeeper refuses it once the write node is
+   * gone.
+   *
+   * @throws LockOwnershipLostException if the thread's write hold was lost
+   */
+  private List<Slot> readSlots(Thread thread) {
+    Acquisition write = writes.heldBy(thread);
+    if (write == null) {
+      return List.of(Slot.of(path, ReadWriteDriver.READ, data));
+    }
+    write.checkNotLost();
+    String writeNode = write.nodePaths().get(0);
+    String sequence = ReadWriteDriver.sequenceOf(ZKPaths.getNodeFromPath(writeNode));
+    return List.of(Slot.tiedTo(path, ReadWriteDriver.READ, data, sequence, writeNode));
+  }
+
+  /** Null (may not wait) for a thread that holds the read lock but not the write lock. */
+  private List<Slot> writeSlots(Thread thread) {
+    return reads.heldBy(thread) != null
+        ? null
+        : List.of(Slot.of(path, ReadWriteDriver.WRITE, data));
+  }
+}

@@ -1,0 +1,136 @@
+package io.lockstep.recipes.locks;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
+
+/**
+ * Holds owned by threads, reentrant per thread: the hold table of {@link ReentrantMutex}, of each
+ * side of a {@link ReadWriteMutex} and of {@link MultiMutex}. A reentrant acquire costs no request.
+ */
+final class ThreadHolds implements Holds {
+  private final LockContext context;
+  private final Function<Thread, List<Slot>> slots;
+  private final Revocation revocation;
+  private final ConcurrentMap<Thread, Hold> holds = new ConcurrentHashMap<>();
+
+  /** A thread's hold. Only the owning thread reads or writes {@code count}. */
+  private static final class Hold {
+    final Acquisition acquisition;
+    int count = 1;
+
+    Hold(Acquisition acquisition) {
+      this.acquisition = acquisition;
+    }
+  }
+
+  /**
+   * @param slots the queues a new hold of the given thread enqueues in; null when the thread may
+   *     not wait for this lock (an upgrade of a read hold)
+   * @param revocation whether acquisitions are revocable, or null if they never are
+   */
+  ThreadHolds(LockContext context, Function<Thread, List<Slot>> slots, Revocation revocation) {
+    this.context = context;
+    this.slots = slots;
+    this.revocation = revocation;
+  }
+
+  /** Holds of a lock that always enqueues in the same queues. */
+  static ThreadHolds of(LockContext context, List<Slot> slots) {
+    List<Slot> fixed = List.copyOf(slots);
+    return new ThreadHolds(context, thread -> fixed, null);
+  }
+
+  @Override
+  public LockContext context() {
+    return context;
+  }
+
+  /**
+   * Acquires for the current thread: again if it already holds (unless that hold was lost), else by
+   * enqueuing.
+   *
+   * @throws IllegalMonitorStateException if an untimed acquire would wait for the thread's own hold
+   *     (a timed one returns false at once)
+   * @throws LockOwnershipLostException if the thread's hold (or the write hold a downgrade ties to)
+   *     was lost
+   */
+  @Override
+  public boolean acquire(long timeoutNanos) throws InterruptedException {
+    Thread thread = Thread.currentThread();
+    Hold hold = holds.get(thread);
+    if (hold != null) {
+      hold.acquisition.checkNotLost();
+      hold.count++;
+      return true;
+    }
+    List<Slot> queues = slots.apply(thread);
+    if (queues == null) {
+      if (timeoutNanos < 0) {
+        throw new IllegalMonitorStateException(
+            "Acquiring lock "
+                + context.description()
+                + " would wait forever for a lock the current thread holds");
+      }
+      return false;
+    }
+    Runnable revocationHandler = revocation == null ? null : revocation.handler();
+    Acquisition acquisition = Acquisition.start(context, queues, revocationHandler);
+    if (!acquisition.await(timeoutNanos)) {
+      return false;
+    }
+    holds.put(thread, new Hold(acquisition));
+    return true;
+  }
+
+  /** Releases one hold count of the current thread; the last one deletes the node. */
+  @Override
+  public void release() {
+    Thread thread = Thread.currentThread();
+    Hold hold = holds.get(thread);
+    if (hold == null) {
+      throw notOwner();
+    }
+    if (--hold.count > 0) {
+      return;
+    }
+    holds.remove(thread);
+    hold.acquisition.release();
+  }
+
+  /** The given thread's hold, or null. */
+  Acquisition heldBy(Thread thread) {
+    Hold hold = holds.get(thread);
+    return hold == null ? null : hold.acquisition;
+  }
+
+  @Override
+  public Acquisition current() {
+    Acquisition acquisition = heldBy(Thread.currentThread());
+    if (acquisition == null) {
+      throw notOwner();
+    }
+    return acquisition;
+  }
+
+  @Override
+  public int holdCount() {
+    Hold hold = holds.get(Thread.currentThread());
+    return hold == null ? 0 : hold.count;
+  }
+
+  @Override
+  public boolean isAcquiredInThisProcess() {
+    return !holds.isEmpty();
+  }
+
+  private IllegalMonitorStateException notOwner() {
+    return new IllegalMonitorStateException(
+        "You do not own the lock: "
+            + context.description()
+            + " (thread "
+            + Thread.currentThread().getName()
+            + ")");
+  }
+}
