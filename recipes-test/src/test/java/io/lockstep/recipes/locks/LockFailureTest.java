@@ -267,7 +267,7 @@ class LockFailureTest {
     assertThatThrownBy(lock::acquire)
         .isInstanceOf(LockException.class)
         .hasMessageContaining(zk.path("lock"))
-        .hasMessageContaining("not started");
+        .hasMessageContaining("closed");
     await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isAcquiredInThisProcess());
   }
 }
