@@ -331,22 +331,12 @@ final class Acquisition implements ClientEvents.Member {
     return phase == Phase.FAILED ? Outcome.FAILED : Outcome.WITHDRAWN;
   }
 
-  /** Completes when an attempt that ended without a grant has left nothing behind. */
-  CompletionStage<Void> cleanedUp() {
-    return janitor.done().minimalCompletionStage();
-  }
-
   /**
    * Releases the hold: deletes our nodes in the caller's thread (handed to Curator's background
    * retries if ZooKeeper is unreachable). Releasing a lost hold clears local state and warns.
    */
   void release() {
     run(state.on(new StateEvent.Release()));
-  }
-
-  /** The fencing token: the zxid that created our nodes. */
-  long fencingToken() {
-    return state.view().token();
   }
 
   /** The fencing token, or a {@link LockOwnershipLostException} if the hold was lost. */
@@ -371,11 +361,6 @@ final class Acquisition implements ClientEvents.Member {
               + view.lostReason());
     }
     return view;
-  }
-
-  /** Where the hold stands (an attempt still waiting reports HELD only once granted). */
-  Phase phase() {
-    return state.view().phase();
   }
 
   /** Our node paths, one per queue. */

@@ -49,7 +49,7 @@ final class AcquisitionState {
   private final long startNanos;
 
   @GuardedBy("lock")
-  private Phase phase = Phase.CREATING;
+  private Phase phase = Phase.CREATING; // until the grant (the hold's phase after it)
 
   @GuardedBy("lock")
   private Enqueuing enqueuing; // the current epoch's create bookkeeping; its epoch is ours
@@ -76,10 +76,7 @@ final class AcquisitionState {
   private boolean watchIsHead; // WAITING: the watched node is the head of an append-only queue
 
   @GuardedBy("lock")
-  private boolean ownNodeWatched; // holding: a data watch on our (first) node is armed
-
-  @GuardedBy("lock")
-  private String lostReason; // LOST: why
+  private Hold hold; // from the grant on: the hold, which then hears every event
 
   /**
    * @param description the lock path(s), for messages
@@ -125,7 +122,7 @@ final class AcquisitionState {
       if (event instanceof StateEvent.Stamped stamped && stamped.epoch() != epoch()) {
         return Step.IGNORE;
       }
-      return dispatch(event);
+      return hold != null ? hold.on(event) : dispatch(event);
     } finally {
       lock.unlock();
     }
@@ -152,12 +149,15 @@ final class AcquisitionState {
   View view() {
     lock.lock();
     try {
-      return new View(phase, token, nodes, owner, lostReason);
+      return hold == null
+          ? new View(phase, token, nodes, owner, null)
+          : new View(hold.phase(), token, nodes, owner, hold.lostReason());
     } finally {
       lock.unlock();
     }
   }
 
+  /** The events of an attempt not granted (yet): waiting, or ended without a grant. */
   @GuardedBy("lock")
   private Step dispatch(StateEvent event) {
     if (event instanceof StateEvent.CreateFailed failed) {
@@ -184,29 +184,23 @@ final class AcquisitionState {
     } else if (event instanceof StateEvent.PredecessorChanged changed) {
       return predecessorChanged(changed);
     } else if (event instanceof StateEvent.OwnNodeRead read) {
-      return ownNodeRead(read);
+      return phase == Phase.CONFIRMING ? confirmed(read) : Step.IGNORE;
     } else if (event instanceof StateEvent.OwnNodeReadFailed failed) {
-      return ownNodeReadFailed(failed);
-    } else if (event instanceof StateEvent.OwnNodeChanged changed) {
-      return ownNodeChanged(changed.deleted());
-    } else if (event instanceof StateEvent.Verified verified) {
-      return verified(verified);
-    } else if (event instanceof StateEvent.QueueChanged) {
-      return queueChanged();
-    } else if (event instanceof StateEvent.Suspended) {
-      return suspended();
+      return phase == Phase.CONFIRMING ? notConfirmed(failed.failure()) : Step.IGNORE;
     } else if (event instanceof StateEvent.Reconnected reconnected) {
-      return reconnected(reconnected.session());
+      return phase.hasNodes() && reconnected.session() != owner
+          ? requeue("the session that enqueued it ended")
+          : Step.IGNORE;
     } else if (event instanceof StateEvent.SessionLost) {
-      return sessionLost();
+      return phase.hasNodes() ? requeue("the session was lost while waiting") : Step.IGNORE;
     } else if (event instanceof StateEvent.Closed) {
       return closed();
     } else if (event instanceof StateEvent.Withdraw) {
       return withdraw();
     } else if (event instanceof StateEvent.Release) {
-      return release();
+      throw new IllegalStateException("release of an acquisition never granted: " + phase);
     }
-    throw new IllegalArgumentException("unknown event " + event);
+    return Step.IGNORE; // the events of a hold mean nothing before the grant
   }
 
   // ---- enqueuing ----
@@ -303,7 +297,7 @@ final class AcquisitionState {
       return requeue("our lock node disappeared while waiting");
     }
     if (verdict.holds()) {
-      return revocable ? confirm() : grant(false, read.connected());
+      return revocable ? confirm() : grant(false, read.connected(), false);
     }
     phase = Phase.WAITING;
     watchIsHead = verdict.watchIsHead();
@@ -330,117 +324,25 @@ final class AcquisitionState {
     return new Step.ReadQueue(epoch());
   }
 
+  /** Our node read before the grant: still ours, so we hold (and honour an early revocation). */
   @GuardedBy("lock")
-  private Step ownNodeRead(StateEvent.OwnNodeRead read) {
-    boolean revoke = revocable && read.revokeRequested();
-    if (read.purpose() == Step.Purpose.CONFIRM && phase == Phase.CONFIRMING) {
-      if (read.owner() != owner) {
-        return requeue("our lock node is no longer ours");
-      }
-      ownNodeWatched = true;
-      return grant(revoke, read.connected());
+  private Step confirmed(StateEvent.OwnNodeRead read) {
+    if (read.owner() != owner) {
+      return requeue("our lock node is no longer ours");
     }
-    if (read.purpose() == Step.Purpose.WATCH && phase.isHolding() && revoke) {
-      return new Step.Revoke();
-    }
-    return Step.IGNORE;
+    return grant(revocable && read.revokeRequested(), read.connected(), true);
   }
 
   @GuardedBy("lock")
-  private Step ownNodeReadFailed(StateEvent.OwnNodeReadFailed failed) {
-    boolean gone = Retries.code(failed.failure()) == Code.NONODE;
-    if (failed.purpose() == Step.Purpose.CONFIRM && phase == Phase.CONFIRMING) {
-      return gone
-          ? requeue("our lock node disappeared while waiting")
-          : readFailed(failed.failure());
-    }
-    if (failed.purpose() == Step.Purpose.WATCH && phase.isHolding()) {
-      ownNodeWatched = false;
-      return gone ? lose("our lock node was deleted") : Step.IGNORE;
-    }
-    return Step.IGNORE;
-  }
-
-  // ---- holding ----
-
-  @GuardedBy("lock")
-  private Step ownNodeChanged(boolean deleted) {
-    if (!phase.isHolding()) {
-      return Step.IGNORE;
-    }
-    ownNodeWatched = !deleted;
-    return deleted
-        ? lose("our lock node was deleted")
-        : new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.WATCH);
-  }
-
-  /** The child watch of the last queue read fired: watch our own node from now on. */
-  @GuardedBy("lock")
-  private Step queueChanged() {
-    if (!phase.isHolding() || ownNodeWatched || slots.size() != 1) {
-      return Step.IGNORE;
-    }
-    ownNodeWatched = true;
-    return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.WATCH);
-  }
-
-  @GuardedBy("lock")
-  private Step verified(StateEvent.Verified verified) {
-    if (!phase.isHolding()) {
-      return Step.IGNORE;
-    }
-    if (!verified.stillOurs()) {
-      return lose("our lock node is gone or no longer ours after reconnecting");
-    }
-    ownNodeWatched |= slots.size() == 1;
-    if (phase == Phase.AT_RISK && verified.connected()) {
-      phase = Phase.HELD;
-      return new Step.Notify(LockState.HELD, token, "reconnected, our node verified");
-    }
-    return Step.IGNORE;
-  }
-
-  // ---- connection and client ----
-
-  @GuardedBy("lock")
-  private Step suspended() {
-    if (phase != Phase.HELD) {
-      return Step.IGNORE;
-    }
-    phase = Phase.AT_RISK;
-    return new Step.Notify(LockState.AT_RISK, token, "connection suspended");
-  }
-
-  @GuardedBy("lock")
-  private Step reconnected(long session) {
-    if (phase.isHolding()) {
-      return session == owner
-          ? new Step.Verify(epoch(), nodes, owner)
-          : lose("the session that held it ended");
-    }
-    if (phase.isWaiting() && phase.hasNodes() && session != owner) {
-      return requeue("the session that enqueued it ended");
-    }
-    return Step.IGNORE;
-  }
-
-  @GuardedBy("lock")
-  private Step sessionLost() {
-    if (phase.isHolding()) {
-      return lose("the session was lost");
-    }
-    if (phase.isWaiting() && phase.hasNodes()) {
-      return requeue("the session was lost while waiting");
-    }
-    return Step.IGNORE;
+  private Step notConfirmed(Throwable failure) {
+    return Retries.code(failure) == Code.NONODE
+        ? requeue("our lock node disappeared while waiting")
+        : readFailed(failure);
   }
 
   /** Terminal. The session, and our nodes, end with the client: nothing is sent. */
   @GuardedBy("lock")
   private Step closed() {
-    if (phase.isHolding()) {
-      return lose("the Curator client was closed");
-    }
     if (!phase.isWaiting()) {
       return Step.IGNORE;
     }
@@ -467,19 +369,6 @@ final class AcquisitionState {
     return new Step.End(null, cleanup);
   }
 
-  @GuardedBy("lock")
-  private Step release() {
-    if (phase == Phase.RELEASED) {
-      return Step.IGNORE;
-    }
-    if (!phase.wasGranted()) {
-      throw new IllegalStateException("release of an acquisition never granted: " + phase);
-    }
-    String lost = phase == Phase.LOST ? lostReason : null;
-    phase = Phase.RELEASED;
-    return new Step.Release(nodes, token, lost);
-  }
-
   // ---- transitions shared by the events above ----
 
   @GuardedBy("lock")
@@ -493,17 +382,11 @@ final class AcquisitionState {
     return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM);
   }
 
+  /** From now on the hold hears every event. */
   @GuardedBy("lock")
-  private Step grant(boolean revoke, boolean connected) {
-    phase = connected ? Phase.HELD : Phase.AT_RISK;
-    return new Step.Grant(token, !connected, revoke);
-  }
-
-  @GuardedBy("lock")
-  private Step lose(String reason) {
-    phase = Phase.LOST;
-    lostReason = reason;
-    return new Step.Notify(LockState.LOST, token, reason);
+  private Step grant(boolean revoke, boolean connected, boolean ownNodeWatched) {
+    hold = new Hold(epoch(), token, nodes, owner, connected, ownNodeWatched);
+    return hold.grant(revoke);
   }
 
   /** Our nodes were lost while waiting: enqueue again in a new epoch, as the policy allows. */

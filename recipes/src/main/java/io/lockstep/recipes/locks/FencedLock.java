@@ -29,8 +29,11 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  *
  * <p><b>Failures.</b> ZooKeeper failures surface as {@link LockException}; a timed acquire that
  * runs out of time returns false; an interrupted acquire throws {@link InterruptedException}. In
- * each case the attempt's node is deleted (retried in the background until it succeeds) and its
- * watches are removed: no grant is ever left that the caller does not know about.
+ * each case the attempt's node is deleted and its watches are removed before the call returns (if
+ * ZooKeeper cannot be reached within the client's connection timeout, the deletion goes on in the
+ * background until it succeeds): no grant is ever left that the caller does not know about. Closing
+ * the Curator client is terminal: waiting acquires fail at once with {@link LockException} and
+ * holds become {@link LockState#LOST}.
  *
  * <p><b>A distributed lock is not a JVM mutex.</b> A holder can be paused (a long GC, a stalled
  * disk) for longer than its session timeout. Its session expires, ZooKeeper deletes its node, the

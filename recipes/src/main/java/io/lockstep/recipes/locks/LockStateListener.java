@@ -3,8 +3,11 @@ package io.lockstep.recipes.locks;
 /**
  * Hears every {@link LockState} transition of the holds of one lock object.
  *
- * <p>Listeners run on the executor given when they were added, or else on the thread that observed
- * the change (often ZooKeeper's event thread): they must be quick and must never block on a lock.
+ * <p>Listeners never run on ZooKeeper's event thread. A listener added without an executor runs on
+ * a Lockstep thread, and hears the changes of one hold one at a time, in the order they happened
+ * (HELD is heard before the acquire returns; RELEASED before {@code release()} returns, on the
+ * releasing thread when nothing else is being delivered). A listener added with an executor runs
+ * there. Keep listeners quick: a slow one delays the next notices of its lock.
  */
 @FunctionalInterface
 public interface LockStateListener {
