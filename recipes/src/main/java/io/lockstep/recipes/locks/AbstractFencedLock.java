@@ -1,6 +1,11 @@
 package io.lockstep.recipes.locks;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.listen.Listenable;
@@ -13,9 +18,11 @@ import org.apache.curator.framework.listen.Listenable;
  */
 abstract class AbstractFencedLock implements FencedLock {
   final Holds holds;
+  private final LockView view;
 
   AbstractFencedLock(Holds holds) {
     this.holds = holds;
+    this.view = new LockView(this, holds::acquireUninterruptibly);
   }
 
   @Override
@@ -66,5 +73,36 @@ abstract class AbstractFencedLock implements FencedLock {
   @Override
   public Listenable<LockStateListener> getStateListenable() {
     return holds.context().listeners();
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync() {
+    return holds.handles().acquireAsync(-1, holds.context().scheduler()::execute);
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Duration timeout) {
+    return acquireAsync(timeout, holds.context().scheduler()::execute);
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor) {
+    long timeoutNanos = Arguments.timeoutNanos(timeout, "timeout");
+    return holds.handles().acquireAsync(timeoutNanos, Objects.requireNonNull(executor, "executor"));
+  }
+
+  @Override
+  public LockHold hold() throws InterruptedException {
+    return holds.handles().hold(-1);
+  }
+
+  @Override
+  public Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
+    return Optional.ofNullable(holds.handles().hold(Arguments.timeoutNanos(timeout, "timeout")));
+  }
+
+  @Override
+  public LockView asLock() {
+    return view;
   }
 }

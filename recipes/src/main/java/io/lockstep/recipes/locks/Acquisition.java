@@ -3,10 +3,8 @@ package io.lockstep.recipes.locks;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -19,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * hands creates to the {@link Enqueuer}, reads the queue, arms a {@link PredecessorWatch}, lets
  * {@link HoldChecks} read our own node, the {@link Janitor} clean up and the {@link Notifier} tell
  * listeners and the caller, and passes the client's events ({@link ClientEvents}) to the state.
- * Nothing waits inside: ZooKeeper callbacks and watch events drive it, and {@link #granted()}
- * completes when the lock is held. The blocking {@link #await(long)} parks on that future, never on
- * a monitor.
+ * Nothing waits inside: ZooKeeper callbacks and watch events drive it, and {@link #grantedFuture()}
+ * completes when the lock is held. {@link BlockingAcquire} parks a caller on that future (never on
+ * a monitor), {@link Handles} hands out asynchronous holds.
  */
 final class Acquisition implements ClientEvents.Member {
   /*
@@ -63,6 +61,7 @@ final class Acquisition implements ClientEvents.Member {
   private final ClientEvents clientEvents;
   private final CompletableFuture<Void> granted = new CompletableFuture<>();
   private final CompletableFuture<Void> decided = new CompletableFuture<>();
+  private final AtomicInteger notedEpoch = new AtomicInteger(-1);
   private volatile RuntimeException failure;
 
   private Acquisition(LockContext context, List<Slot> slots, Runnable revocationHandler) {
@@ -95,6 +94,7 @@ final class Acquisition implements ClientEvents.Member {
       throw new IllegalArgumentException("an acquisition needs at least one queue");
     }
     Acquisition acquisition = new Acquisition(context, slots, revocationHandler);
+    context.attemptStarted();
     if (acquisition.clientEvents.join(acquisition)) {
       acquisition.run(acquisition.state.start());
     } else {
@@ -103,11 +103,6 @@ final class Acquisition implements ClientEvents.Member {
               new StateEvent.Closed())); // a closed client: fail at once, send nothing
     }
     return acquisition;
-  }
-
-  /** Completes when the lock is held; fails with a {@link LockException}, or when withdrawn. */
-  CompletionStage<Void> granted() {
-    return granted.minimalCompletionStage();
   }
 
   // ---- carrying out steps ----
@@ -129,7 +124,7 @@ final class Acquisition implements ClientEvents.Member {
       readQueue(read.epoch());
     } else if (step instanceof Step.Watch watch) {
       decided.complete(null);
-      PredecessorWatch.arm(context.zk(), state, this::run, watch);
+      PredecessorWatch.arm(context.zk(), state, this::run, watch, clientEvents);
     } else if (step instanceof Step.ReadOwnNode read) {
       holdChecks.readOwnNode(read);
     } else if (step instanceof Step.Verify verify) {
@@ -159,6 +154,7 @@ final class Acquisition implements ClientEvents.Member {
   }
 
   private void readQueue(int e) {
+    noteNodes(e);
     Watcher childWatcher = lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
     ZkRequests zk = context.zk();
     Callbacks.when(
@@ -209,6 +205,8 @@ final class Acquisition implements ClientEvents.Member {
 
   private void end(Step.End end) {
     clientEvents.leave(this);
+    forgetNodes(end.cleanup().nodes());
+    context.attemptEnded();
     janitor.ended(end.cleanup());
     decided.complete(null);
     if (end.failure() == null) {
@@ -220,6 +218,7 @@ final class Acquisition implements ClientEvents.Member {
   }
 
   private void requeue(Step.Requeue requeue) {
+    forgetNodes(requeue.cleanup().nodes());
     log.info("Lock {}: {}; enqueuing again", context.description(), requeue.reason());
     janitor.requeued(requeue.cleanup());
     context
@@ -230,6 +229,8 @@ final class Acquisition implements ClientEvents.Member {
 
   private void released(Step.Release release) {
     clientEvents.leave(this);
+    forgetNodes(release.nodes());
+    context.attemptEnded();
     if (release.lostReason() != null) {
       log.warn(
           "Released lock {} after it was lost ({}); local state cleared",
@@ -240,6 +241,29 @@ final class Acquisition implements ClientEvents.Member {
     if (context.hasListeners()) {
       notifier.deliverNow(() -> context.tellListeners(LockState.RELEASED, release.token()));
     }
+  }
+
+  /** Once per epoch, a single queue's node is made known to later waiters of this process. */
+  private void noteNodes(int e) {
+    if (lockPaths.size() == 1 && notedEpoch.getAndSet(e) != e) {
+      clientEvents.noteNodes(zkPaths(state.view().nodes()), this);
+    }
+  }
+
+  private void forgetNodes(List<String> nodes) {
+    if (lockPaths.size() == 1) {
+      clientEvents.forgetNodes(zkPaths(nodes), this);
+    }
+  }
+
+  private List<String> zkPaths(List<String> nodes) {
+    return nodes.stream().map(context.zk()::toZk).toList();
+  }
+
+  /** Whether this acquisition was granted with {@code path} (a client path) as its node. */
+  boolean wasGrantedWith(String path) {
+    AcquisitionState.View view = state.view();
+    return view.phase().wasGranted() && view.nodes().contains(path);
   }
 
   // ---- the client's events ----
@@ -266,56 +290,31 @@ final class Acquisition implements ClientEvents.Member {
 
   // ---- the caller ----
 
+  /** Completes when the lock is held; fails with the attempt's failure, or when withdrawn. */
+  CompletableFuture<Void> grantedFuture() {
+    return granted;
+  }
+
   /**
-   * Waits until the lock is held, the budget runs out, or the thread is interrupted. A budget that
-   * runs out before the first attempt reached a verdict still lets that attempt finish, bounded by
-   * the client's connection timeout, so that a zero budget means "try once". An attempt that gives
-   * up is gone from the server when this returns, or its deletion was handed to the background
-   * after at most the connection timeout.
-   *
-   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
-   * @return true if held; false if the budget ran out and the attempt was withdrawn
-   * @throws InterruptedException if interrupted before the lock was granted (attempt withdrawn)
-   * @throws LockException if the acquisition failed
+   * Completes when the first attempt reached a verdict (granted, waiting behind a node, or ended):
+   * what a zero budget waits for.
    */
-  boolean await(long timeoutNanos) throws InterruptedException {
-    long start = context.retries().now();
-    try {
-      if (timeoutNanos < 0) {
-        granted.get();
-      } else {
-        granted.get(timeoutNanos, TimeUnit.NANOSECONDS);
-      }
-      return true;
-    } catch (TimeoutException e) {
-      long graceEnd = start + timeoutNanos + connectionTimeoutNanos();
-      awaitQuietly(decided, graceEnd);
-      switch (withdraw()) {
-        case GRANTED:
-          return true;
-        case FAILED:
-          awaitQuietly(janitor.done(), graceEnd);
-          throw failure;
-        default:
-          awaitQuietly(janitor.done(), graceEnd);
-          return false;
-      }
-    } catch (InterruptedException e) {
-      if (withdraw() == Outcome.GRANTED) {
-        Thread.currentThread().interrupt(); // granted before we could withdraw: keep the grant
-        return true;
-      }
-      awaitQuietly(janitor.done(), context.retries().now() + connectionTimeoutNanos());
-      throw e;
-    } catch (ExecutionException e) {
-      awaitQuietly(janitor.done(), context.retries().now() + connectionTimeoutNanos());
-      Throwable cause = Retries.unwrap(e.getCause());
-      throw cause instanceof RuntimeException
-          ? (RuntimeException) cause
-          : new LockException("Lock " + context.description() + ": " + cause, cause);
-    } catch (CancellationException e) {
-      return false;
-    }
+  CompletableFuture<Void> decided() {
+    return decided;
+  }
+
+  /** Completes when an attempt that ended without a grant has left nothing behind. */
+  CompletableFuture<Void> cleanedUp() {
+    return janitor.done();
+  }
+
+  /** Why the attempt failed, once it has. */
+  RuntimeException failure() {
+    return failure;
+  }
+
+  LockContext context() {
+    return context;
   }
 
   /**
@@ -363,6 +362,11 @@ final class Acquisition implements ClientEvents.Member {
     return view;
   }
 
+  /** Where the attempt or hold stands, read at one moment. */
+  AcquisitionState.View view() {
+    return state.view();
+  }
+
   /** Our node paths, one per queue. */
   List<String> nodePaths() {
     return state.view().nodes();
@@ -373,19 +377,9 @@ final class Acquisition implements ClientEvents.Member {
     return context.zk().checks(notLost().nodes());
   }
 
-  private long connectionTimeoutNanos() {
+  /** The client's connection timeout: the grace given to a first attempt and to a cleanup. */
+  long connectionTimeoutNanos() {
     return TimeUnit.MILLISECONDS.toNanos(
         context.client().getZookeeperClient().getConnectionTimeoutMs());
-  }
-
-  /** Waits for {@code future} until {@code deadline} at most; an interrupt stops the wait. */
-  private void awaitQuietly(CompletableFuture<Void> future, long deadline) {
-    try {
-      future.get(Math.max(0, deadline - context.retries().now()), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException | CancellationException e) {
-      // done waiting
-    }
   }
 }

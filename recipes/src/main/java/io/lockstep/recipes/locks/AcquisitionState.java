@@ -44,6 +44,7 @@ final class AcquisitionState {
   private final List<Slot> slots;
   private final String description;
   private final boolean revocable;
+  private final boolean appendOnly; // one queue whose new nodes always sort last
   private final Retries retries;
   private final Supplier<String> protectionIds;
   private final long startNanos;
@@ -91,6 +92,7 @@ final class AcquisitionState {
     this.slots = List.copyOf(slots);
     this.description = description;
     this.revocable = revocable;
+    this.appendOnly = slots.size() == 1 && slots.get(0).driver().newNodesSortLast();
     this.retries = retries;
     this.protectionIds = protectionIds;
     this.startNanos = retries.now();
@@ -317,7 +319,7 @@ final class AcquisitionState {
       return Step.IGNORE;
     }
     watch = null;
-    if (changed.deleted() && watchIsHead) {
+    if (changed.deleted() && (watchIsHead || (changed.localHolderLeft() && appendOnly))) {
       return confirm(); // we were next after the head of an append-only queue
     }
     phase = Phase.READING;

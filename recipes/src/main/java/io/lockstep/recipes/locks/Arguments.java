@@ -1,5 +1,6 @@
 package io.lockstep.recipes.locks;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -39,6 +40,22 @@ final class Arguments {
       throw new IllegalArgumentException("time must not be negative: " + time + " " + unit);
     }
     return unit.toNanos(time);
+  }
+
+  /**
+   * Converts a budget to nanoseconds, refusing a null or negative one; a budget too long to count
+   * in nanoseconds is as good as forever, and saturates.
+   */
+  static long timeoutNanos(Duration timeout, String name) {
+    Objects.requireNonNull(timeout, name);
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative: " + timeout);
+    }
+    try {
+      return timeout.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
   }
 
   /** Checks that a driver's lock name can be part of a node name. */

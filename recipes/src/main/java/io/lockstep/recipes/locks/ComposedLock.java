@@ -1,8 +1,14 @@
 package io.lockstep.recipes.locks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -16,9 +22,11 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
  */
 final class ComposedLock implements FencedLock {
   private final List<InterProcessLock> locks;
+  private final LockView view;
 
   ComposedLock(List<InterProcessLock> locks) {
     this.locks = List.copyOf(locks);
+    this.view = new LockView(this, this::acquireUninterruptibly);
   }
 
   @Override
@@ -169,6 +177,167 @@ final class ComposedLock implements FencedLock {
       }
     }
     return List.copyOf(nodes);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For the composed form: each lock's hold in list order, within one total budget; available
+   * when every lock is a {@link FencedLock}. The hold has no single fencing token.
+   */
+  @Override
+  public CompletionStage<LockHold> acquireAsync() {
+    return acquireAsync(Duration.ofNanos(Long.MAX_VALUE), Background.INSTANCE::execute);
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Duration timeout) {
+    return acquireAsync(timeout, Background.INSTANCE::execute);
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor) {
+    long timeoutNanos = Arguments.timeoutNanos(timeout, "timeout");
+    Objects.requireNonNull(executor, "executor");
+    List<FencedLock> fenced = fencedLocks("holds");
+    CompletableFuture<LockHold> result = new CompletableFuture<>();
+    AsyncChain chain = new AsyncChain(fenced, deadline(timeoutNanos), executor, result);
+    var unused =
+        result.whenComplete(
+            (hold, failure) -> {
+              if (result.isCancelled()) {
+                chain.cancel();
+              }
+            });
+    chain.next();
+    return result;
+  }
+
+  /** Takes one lock's hold after another, asynchronously; a cancel reaches the one pending. */
+  private static final class AsyncChain {
+    private final List<FencedLock> locks;
+    private final long deadline;
+    private final Executor executor;
+    private final CompletableFuture<LockHold> result;
+    private final List<LockHold> taken = new CopyOnWriteArrayList<>();
+    private volatile CompletableFuture<LockHold> pending;
+
+    AsyncChain(
+        List<FencedLock> locks,
+        long deadline,
+        Executor executor,
+        CompletableFuture<LockHold> result) {
+      this.locks = locks;
+      this.deadline = deadline;
+      this.executor = executor;
+      this.result = result;
+    }
+
+    void next() {
+      if (result.isDone()) {
+        CompositeHold.closeAll(taken); // cancelled meanwhile
+        return;
+      }
+      if (taken.size() == locks.size()) {
+        CompositeHold hold = new CompositeHold(taken);
+        if (!result.complete(hold)) {
+          hold.close();
+        }
+        return;
+      }
+      long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+      CompletableFuture<LockHold> stage =
+          locks
+              .get(taken.size())
+              .acquireAsync(Duration.ofNanos(Math.max(0, left)), executor)
+              .toCompletableFuture();
+      pending = stage;
+      var unused =
+          stage.whenComplete(
+              (hold, failure) -> {
+                if (failure != null) {
+                  CompositeHold.closeAll(taken);
+                  result.completeExceptionally(Retries.unwrap(failure));
+                } else {
+                  taken.add(hold);
+                  next();
+                }
+              });
+    }
+
+    void cancel() {
+      CompletableFuture<LockHold> stage = pending;
+      if (stage != null) {
+        stage.cancel(true);
+      }
+    }
+  }
+
+  @Override
+  public LockHold hold() throws InterruptedException {
+    return holdAll(-1);
+  }
+
+  @Override
+  public Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
+    return Optional.ofNullable(holdAll(Arguments.timeoutNanos(timeout, "timeout")));
+  }
+
+  /** In list order, within one total budget; on failure or timeout closes what it took. */
+  private LockHold holdAll(long timeoutNanos) throws InterruptedException {
+    List<FencedLock> fenced = fencedLocks("holds");
+    long deadline = deadline(timeoutNanos);
+    List<LockHold> taken = new ArrayList<>();
+    try {
+      for (FencedLock lock : fenced) {
+        if (timeoutNanos < 0) {
+          taken.add(lock.hold());
+          continue;
+        }
+        Optional<LockHold> hold =
+            lock.tryHold(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        if (hold.isEmpty()) {
+          CompositeHold.closeAll(taken);
+          return null;
+        }
+        taken.add(hold.get());
+      }
+      return new CompositeHold(taken);
+    } catch (InterruptedException | RuntimeException e) {
+      try {
+        CompositeHold.closeAll(taken);
+      } catch (RuntimeException closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
+    }
+  }
+
+  private static long deadline(long timeoutNanos) {
+    return timeoutNanos < 0 || timeoutNanos == Long.MAX_VALUE
+        ? Long.MAX_VALUE
+        : System.nanoTime() + timeoutNanos;
+  }
+
+  @Override
+  public LockView asLock() {
+    return view;
+  }
+
+  /** The composed form's lock(): an interrupt restarts the whole sequence, then keeps the flag. */
+  private void acquireUninterruptibly() {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        acquire();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private List<FencedLock> fencedLocks(String what) {

@@ -1,7 +1,11 @@
 package io.lockstep.recipes.locks;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.listen.Listenable;
@@ -137,6 +141,83 @@ public interface FencedLock extends InterProcessLock {
    * @return the container to add listeners to and remove them from
    */
   Listenable<LockStateListener> getStateListenable();
+
+  /**
+   * Starts acquiring the lock as a {@link LockHold} and returns at once; no thread waits meanwhile.
+   * The stage completes when the lock is held, on Lockstep's own daemon threads (never ZooKeeper's
+   * event thread), which then run the dependent stages that are not {@code ...Async}; use {@link
+   * #acquireAsync(Duration, Executor)} to choose the executor.
+   *
+   * <p>The hold is a separate entry in the lock's queue, owned by the handle, not by a thread: it
+   * is not reentrant, and not shared with {@link #acquire()} (a thread holding the lock through
+   * {@code acquire()} that asks for a hold waits behind itself). Cancelling the stage ({@code
+   * toCompletableFuture().cancel(true)}) withdraws the attempt: nothing is left on the server, and
+   * a hold granted at the same moment is released. The stage fails with {@link LockException} if
+   * ZooKeeper fails beyond the client's retry policy or the client is closed.
+   *
+   * @return a stage completed with the hold
+   */
+  CompletionStage<LockHold> acquireAsync();
+
+  /**
+   * As {@link #acquireAsync()}, within a total budget: when it runs out, the attempt is withdrawn
+   * (its node deleted) and the stage fails with a {@link java.util.concurrent.TimeoutException}. A
+   * zero budget still makes one attempt.
+   *
+   * @param timeout the longest time to wait, not negative
+   * @return a stage completed with the hold
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
+  CompletionStage<LockHold> acquireAsync(Duration timeout);
+
+  /**
+   * As {@link #acquireAsync(Duration)}, completing the stage on {@code executor}, which so runs its
+   * dependent stages. A slow stage delays nothing but that executor.
+   *
+   * @param timeout the longest time to wait, not negative
+   * @param executor completes the stage
+   * @return a stage completed with the hold
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
+  CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor);
+
+  /**
+   * Acquires the lock as a {@link LockHold}, waiting as long as it takes: the blocking form for
+   * try-with-resources. The hold is a separate entry in the queue, as for {@link #acquireAsync()}.
+   *
+   * <pre>{@code
+   * try (LockHold hold = lock.hold()) {
+   *   store.write(order, hold.fencingToken());
+   * }
+   * }</pre>
+   *
+   * @return the hold
+   * @throws InterruptedException if interrupted while waiting; the attempt is then withdrawn
+   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   */
+  LockHold hold() throws InterruptedException;
+
+  /**
+   * Acquires the lock as a {@link LockHold} if it is granted within the total budget.
+   *
+   * @param timeout the longest time to wait, not negative; zero makes one attempt
+   * @return the hold, or empty if the budget ran out (nothing is then left behind)
+   * @throws InterruptedException if interrupted while waiting; the attempt is then withdrawn
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   */
+  Optional<LockHold> tryHold(Duration timeout) throws InterruptedException;
+
+  /**
+   * This lock as a {@link java.util.concurrent.locks.Lock}, with its contract: see {@link
+   * LockView}. Holds taken through the view are this lock's own ({@link #acquire()}'s).
+   *
+   * @return the view
+   */
+  LockView asLock();
 
   /**
    * The nodes of this lock's queue in queue order, holders first, as full paths. Reads ZooKeeper.

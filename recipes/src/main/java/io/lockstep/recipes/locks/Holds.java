@@ -14,6 +14,9 @@ interface Holds {
    */
   boolean acquire(long timeoutNanos) throws InterruptedException;
 
+  /** Acquires for the caller, ignoring interrupts (the flag is set again on return). */
+  void acquireUninterruptibly();
+
   /** Releases the caller's hold (one count of it, for a reentrant hold). */
   void release();
 
@@ -23,9 +26,12 @@ interface Holds {
   /** How many times the caller holds the lock; 0 if not at all. */
   int holdCount();
 
-  /** Whether the lock object holds the lock in this process. */
+  /** Whether the lock object holds the lock in this process (through a thread or a handle). */
   boolean isAcquiredInThisProcess();
 
   /** What the lock object's acquisitions share. */
   LockContext context();
+
+  /** The holds of this lock object owned by handles. */
+  Handles handles();
 }

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.locks;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -21,6 +22,7 @@ final class LockContext {
   private final Supplier<String> protectionIds;
   private final StandardListenerManager<LockStateListener> listeners =
       StandardListenerManager.standard();
+  private final AtomicInteger live = new AtomicInteger(); // acquisitions waiting or holding
 
   /**
    * @param description the lock path, or the paths of a multi-lock, for messages and events
@@ -80,6 +82,21 @@ final class LockContext {
 
   Listenable<LockStateListener> listeners() {
     return listeners;
+  }
+
+  /** An acquisition of this lock object started. */
+  void attemptStarted() {
+    live.incrementAndGet();
+  }
+
+  /** An acquisition of this lock object ended without a grant, or its hold was released. */
+  void attemptEnded() {
+    live.decrementAndGet();
+  }
+
+  /** Whether an acquisition of this lock object is waiting or holding. */
+  boolean inUse() {
+    return live.get() > 0;
   }
 
   /** Whether any listener would hear a state change. */

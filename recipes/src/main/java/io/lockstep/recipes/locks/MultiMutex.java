@@ -1,9 +1,13 @@
 package io.lockstep.recipes.locks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -197,6 +201,42 @@ public final class MultiMutex implements FencedLock {
   @Override
   public Listenable<LockStateListener> getStateListenable() {
     return delegate.getStateListenable();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For the composed form: each lock's hold in list order; available when every lock is a {@link
+   * FencedLock}.
+   */
+  @Override
+  public CompletionStage<LockHold> acquireAsync() {
+    return delegate.acquireAsync();
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Duration timeout) {
+    return delegate.acquireAsync(timeout);
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor) {
+    return delegate.acquireAsync(timeout, executor);
+  }
+
+  @Override
+  public LockHold hold() throws InterruptedException {
+    return delegate.hold();
+  }
+
+  @Override
+  public Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
+    return delegate.tryHold(timeout);
+  }
+
+  @Override
+  public LockView asLock() {
+    return delegate.asLock();
   }
 
   /**

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class ObjectHold implements Holds {
   private final LockContext context;
   private final List<Slot> slots;
+  private final Handles handles;
   private final Semaphore permit = new Semaphore(1, true);
   private final AtomicReference<Hold> held = new AtomicReference<>();
 
@@ -22,6 +23,12 @@ final class ObjectHold implements Holds {
   ObjectHold(LockContext context, List<Slot> slots) {
     this.context = context;
     this.slots = List.copyOf(slots);
+    this.handles = new Handles(context, () -> this.slots, null);
+  }
+
+  @Override
+  public Handles handles() {
+    return handles;
   }
 
   @Override
@@ -53,11 +60,34 @@ final class ObjectHold implements Holds {
       long remaining =
           timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (context.retries().now() - start));
       Acquisition acquisition = Acquisition.start(context, slots, null);
-      acquired = acquisition.await(remaining);
+      acquired = BlockingAcquire.await(acquisition, remaining);
       if (acquired) {
         held.set(new Hold(acquisition, Thread.currentThread()));
       }
       return acquired;
+    } finally {
+      if (!acquired) {
+        permit.release();
+      }
+    }
+  }
+
+  @Override
+  public void acquireUninterruptibly() {
+    Hold hold = held.get();
+    if (hold != null && hold.acquirer() == Thread.currentThread()) {
+      throw new IllegalMonitorStateException(
+          "The current thread already holds the non-reentrant lock "
+              + context.description()
+              + "; acquiring it again would wait forever");
+    }
+    permit.acquireUninterruptibly();
+    boolean acquired = false;
+    try {
+      Acquisition acquisition = Acquisition.start(context, slots, null);
+      BlockingAcquire.awaitUninterruptibly(acquisition);
+      held.set(new Hold(acquisition, Thread.currentThread()));
+      acquired = true;
     } finally {
       if (!acquired) {
         permit.release();
@@ -96,6 +126,6 @@ final class ObjectHold implements Holds {
 
   @Override
   public boolean isAcquiredInThisProcess() {
-    return held.get() != null;
+    return held.get() != null || handles.any();
   }
 }

@@ -25,12 +25,17 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private final int generation;
   private final String path;
   private final WatchRegistry.Key key;
+  private final Acquisition ahead; // the acquisition of this process the node belongs to, if any
   private final AtomicBoolean ended = new AtomicBoolean();
   private final AtomicInteger progress = new AtomicInteger(); // ANSWERED | WITHDRAWN bits
   private volatile boolean removeWhenAnswered; // set before WITHDRAWN
 
   private PredecessorWatch(
-      ZkRequests zk, AcquisitionState state, Consumer<Step> next, Step.Watch step) {
+      ZkRequests zk,
+      AcquisitionState state,
+      Consumer<Step> next,
+      Step.Watch step,
+      ClientEvents clientEvents) {
     this.zk = zk;
     this.state = state;
     this.next = next;
@@ -38,11 +43,17 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     this.generation = step.generation();
     this.path = step.path();
     this.key = new WatchRegistry.Key(zk.currentSessionId(), zk.toZk(path));
+    this.ahead = clientEvents.localOwnerOf(key.zkPath());
   }
 
   /** Arms the watch the step asks for, unless the attempt moved on meanwhile. */
-  static void arm(ZkRequests zk, AcquisitionState state, Consumer<Step> next, Step.Watch step) {
-    PredecessorWatch watch = new PredecessorWatch(zk, state, next, step);
+  static void arm(
+      ZkRequests zk,
+      AcquisitionState state,
+      Consumer<Step> next,
+      Step.Watch step,
+      ClientEvents clientEvents) {
+    PredecessorWatch watch = new PredecessorWatch(zk, state, next, step, clientEvents);
     WatchRegistry.arm(watch.key);
     if (!state.watchArmed(step.epoch(), step.generation(), watch)) {
       watch.end();
@@ -63,10 +74,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
           }
           end();
           if (Retries.code(failure) == Code.NONODE) {
-            next.accept(
-                state.on(
-                    new StateEvent.PredecessorChanged(
-                        epoch, generation, true))); // gone, no watch left
+            gone(); // already gone, and no watch was left
           } else {
             next.accept(state.on(new StateEvent.ReadFailed(epoch, failure)));
           }
@@ -82,10 +90,21 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
       return;
     }
     end();
+    if (event.getType() == EventType.NodeDeleted) {
+      gone();
+    } else {
+      next.accept(state.on(new StateEvent.PredecessorChanged(epoch, generation, false, false)));
+    }
+  }
+
+  /**
+   * The node is gone. If it was a hold of this process, it was at the head when granted, and
+   * nothing can sort between it and us: the state may take over without reading the queue.
+   */
+  private void gone() {
+    boolean localHolderLeft = ahead != null && ahead.wasGrantedWith(path);
     next.accept(
-        state.on(
-            new StateEvent.PredecessorChanged(
-                epoch, generation, event.getType() == EventType.NodeDeleted)));
+        state.on(new StateEvent.PredecessorChanged(epoch, generation, true, localHolderLeft)));
   }
 
   @Override

@@ -1,5 +1,8 @@
 package io.lockstep.recipes.locks;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.function.Predicate;
@@ -12,11 +15,24 @@ import org.apache.zookeeper.KeeperException;
 final class QueueOrder {
   private QueueOrder() {}
 
-  /** The children in queue order: by the driver's sort key, ties broken by the full name. */
+  /**
+   * The children in queue order: by the driver's sort key, ties broken by the full name. Each key
+   * is computed once, so a long queue costs one key per child and a sort of short strings.
+   */
   static List<String> sort(List<String> children, LockDriver driver) {
-    Comparator<String> order =
-        Comparator.comparing(driver::sortKey).thenComparing(Comparator.naturalOrder());
-    return children.stream().sorted(order).collect(Collectors.toUnmodifiableList());
+    String[][] keyed = new String[children.size()][];
+    for (int i = 0; i < keyed.length; i++) {
+      String name = children.get(i);
+      keyed[i] = new String[] {driver.sortKey(name), name};
+    }
+    Arrays.sort(
+        keyed,
+        Comparator.<String[], String>comparing(pair -> pair[0]).thenComparing(pair -> pair[1]));
+    List<String> sorted = new ArrayList<>(keyed.length);
+    for (String[] pair : keyed) {
+      sorted.add(pair[1]);
+    }
+    return Collections.unmodifiableList(sorted);
   }
 
   /**

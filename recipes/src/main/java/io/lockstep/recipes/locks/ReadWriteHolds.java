@@ -23,8 +23,16 @@ final class ReadWriteHolds {
   ReadWriteHolds(CuratorFramework client, String path, byte[] data) {
     this.path = path;
     this.data = data == null ? null : data.clone();
-    this.writes = new ThreadHolds(new LockContext(client, path), this::writeSlots, null);
-    this.reads = new ThreadHolds(new LockContext(client, path), this::readSlots, null);
+    LockContext writeContext = new LockContext(client, path);
+    LockContext readContext = new LockContext(client, path);
+    List<Slot> write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
+    List<Slot> read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
+    this.writes =
+        new ThreadHolds(
+            writeContext, this::writeSlots, null, new Handles(writeContext, () -> write, null));
+    this.reads =
+        new ThreadHolds(
+            readContext, this::readSlots, null, new Handles(readContext, () -> read, null));
   }
 
   ThreadHolds reads() {

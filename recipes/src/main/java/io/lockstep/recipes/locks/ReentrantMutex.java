@@ -101,8 +101,12 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
     Slot slot = Slot.of(path, driver, null);
+    LockContext context = new LockContext(client, path);
     return new ThreadHolds(
-        new LockContext(client, path), thread -> List.of(revocation.slotFor(slot)), revocation);
+        context,
+        thread -> List.of(revocation.slotFor(slot)),
+        revocation,
+        new Handles(context, () -> List.of(revocation.slotFor(slot)), revocation));
   }
 
   /**

@@ -46,8 +46,12 @@ sealed interface StateEvent {
   /** A read of the queues, or of the watched node, failed beyond the retry policy. */
   record ReadFailed(int epoch, Throwable failure) implements Stamped {}
 
-  /** The watched node changed or is gone ({@code deleted}). */
-  record PredecessorChanged(int epoch, int generation, boolean deleted) implements Stamped {}
+  /**
+   * The watched node changed or is gone ({@code deleted}); {@code localHolderLeft} if it was the
+   * node of a hold of this process (granted, so at the head), which makes us the head now.
+   */
+  record PredecessorChanged(int epoch, int generation, boolean deleted, boolean localHolderLeft)
+      implements Stamped {}
 
   /** Our own node was read (and is watched): its owner, and whether it asks us to let go. */
   record OwnNodeRead(

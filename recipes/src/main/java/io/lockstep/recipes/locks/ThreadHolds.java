@@ -13,6 +13,7 @@ final class ThreadHolds implements Holds {
   private final LockContext context;
   private final Function<Thread, List<Slot>> slots;
   private final Revocation revocation;
+  private final Handles handles;
   private final ConcurrentMap<Thread, Hold> holds = new ConcurrentHashMap<>();
 
   /** A thread's hold. Only the owning thread reads or writes {@code count}. */
@@ -29,17 +30,28 @@ final class ThreadHolds implements Holds {
    * @param slots the queues a new hold of the given thread enqueues in; null when the thread may
    *     not wait for this lock (an upgrade of a read hold)
    * @param revocation whether acquisitions are revocable, or null if they never are
+   * @param handles the lock object's holds owned by handles
    */
-  ThreadHolds(LockContext context, Function<Thread, List<Slot>> slots, Revocation revocation) {
+  ThreadHolds(
+      LockContext context,
+      Function<Thread, List<Slot>> slots,
+      Revocation revocation,
+      Handles handles) {
     this.context = context;
     this.slots = slots;
     this.revocation = revocation;
+    this.handles = handles;
   }
 
   /** Holds of a lock that always enqueues in the same queues. */
   static ThreadHolds of(LockContext context, List<Slot> slots) {
     List<Slot> fixed = List.copyOf(slots);
-    return new ThreadHolds(context, thread -> fixed, null);
+    return new ThreadHolds(context, thread -> fixed, null, new Handles(context, () -> fixed, null));
+  }
+
+  @Override
+  public Handles handles() {
+    return handles;
   }
 
   @Override
@@ -59,29 +71,58 @@ final class ThreadHolds implements Holds {
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
     Thread thread = Thread.currentThread();
-    Hold hold = holds.get(thread);
-    if (hold != null) {
-      hold.acquisition.checkNotLost();
-      hold.count++;
+    if (reenter(thread)) {
       return true;
     }
-    List<Slot> queues = slots.apply(thread);
+    List<Slot> queues = queuesFor(thread, timeoutNanos < 0);
     if (queues == null) {
-      if (timeoutNanos < 0) {
-        throw new IllegalMonitorStateException(
-            "Acquiring lock "
-                + context.description()
-                + " would wait forever for a lock the current thread holds");
-      }
       return false;
     }
-    Runnable revocationHandler = revocation == null ? null : revocation.handler();
-    Acquisition acquisition = Acquisition.start(context, queues, revocationHandler);
-    if (!acquisition.await(timeoutNanos)) {
+    Acquisition acquisition = start(queues);
+    if (!BlockingAcquire.await(acquisition, timeoutNanos)) {
       return false;
     }
     holds.put(thread, new Hold(acquisition));
     return true;
+  }
+
+  @Override
+  public void acquireUninterruptibly() {
+    Thread thread = Thread.currentThread();
+    if (reenter(thread)) {
+      return;
+    }
+    Acquisition acquisition = start(queuesFor(thread, true));
+    BlockingAcquire.awaitUninterruptibly(acquisition);
+    holds.put(thread, new Hold(acquisition));
+  }
+
+  /** Counts one more acquire of a hold the thread has, unless that hold was lost. */
+  private boolean reenter(Thread thread) {
+    Hold hold = holds.get(thread);
+    if (hold == null) {
+      return false;
+    }
+    hold.acquisition.checkNotLost();
+    hold.count++;
+    return true;
+  }
+
+  /** The queues to enqueue in; null (timed) or a throw (untimed) when the thread may not wait. */
+  private List<Slot> queuesFor(Thread thread, boolean untimed) {
+    List<Slot> queues = slots.apply(thread);
+    if (queues == null && untimed) {
+      throw new IllegalMonitorStateException(
+          "Acquiring lock "
+              + context.description()
+              + " would wait forever for a lock the current thread holds");
+    }
+    return queues;
+  }
+
+  private Acquisition start(List<Slot> queues) {
+    Runnable revocationHandler = revocation == null ? null : revocation.handler();
+    return Acquisition.start(context, queues, revocationHandler);
   }
 
   /** Releases one hold count of the current thread; the last one deletes the node. */
@@ -122,7 +163,7 @@ final class ThreadHolds implements Holds {
 
   @Override
   public boolean isAcquiredInThisProcess() {
-    return !holds.isEmpty();
+    return !holds.isEmpty() || handles.any();
   }
 
   private IllegalMonitorStateException notOwner() {

@@ -40,6 +40,7 @@ class AcquisitionStateTest {
   private RetryPolicy policy = new RetryNTimes(3, 100);
 
   /** Events, the columns of the table. */
+  @SuppressWarnings("ImmutableEnumChecker") // the functions are stateless lambdas
   enum Event {
     CREATED(s -> s.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION))),
     CREATE_LOST(
@@ -50,7 +51,7 @@ class AcquisitionStateTest {
         s -> s.on(new StateEvent.OwnNodeSearched(0, List.of(OURS), true, SESSION, 17, SESSION))),
     READ_HOLDS(s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true))),
     READ_WAITS(s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true))),
-    PREDECESSOR_GONE(s -> s.on(new StateEvent.PredecessorChanged(0, 1, true))),
+    PREDECESSOR_GONE(s -> s.on(new StateEvent.PredecessorChanged(0, 1, true, false))),
     OWN_NODE_CONFIRMED(
         s -> s.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true))),
     OWN_NODE_GONE(s -> s.on(new StateEvent.OwnNodeChanged(0, true))),
@@ -92,10 +93,10 @@ class AcquisitionStateTest {
 
   static Stream<Arguments> cells() {
     List<String> lines = TABLE.lines().filter(line -> !line.isBlank()).toList();
-    String[] header = lines.get(0).trim().split("\\s+");
+    String[] header = lines.get(0).trim().split("\\s+", -1);
     List<Arguments> cells = new ArrayList<>();
     for (String line : lines.subList(1, lines.size())) {
-      String[] row = line.trim().split("\\s+");
+      String[] row = line.trim().split("\\s+", -1);
       for (int i = 1; i < header.length; i++) {
         cells.add(Arguments.of(Phase.valueOf(row[0]), Event.valueOf(header[i]), row[i]));
       }
@@ -130,7 +131,7 @@ class AcquisitionStateTest {
       assertThat(state.view().phase()).isEqualTo(phase);
       return;
     }
-    String[] parts = expected.split("/");
+    String[] parts = expected.split("/", -1);
     assertThat(step.getClass().getSimpleName()).isEqualTo(parts[0]);
     assertThat(state.view().phase()).isEqualTo(parts.length > 1 ? Phase.valueOf(parts[1]) : phase);
   }
@@ -147,7 +148,8 @@ class AcquisitionStateTest {
 
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
         .isEqualTo(Step.IGNORE);
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true))).isEqualTo(Step.IGNORE);
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+        .isEqualTo(Step.IGNORE);
     assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true)))
         .isEqualTo(Step.IGNORE);
     assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION)))
@@ -371,12 +373,49 @@ class AcquisitionStateTest {
   }
 
   @Test
+  void aGrantedLocalHoldAheadThatLeaves_makesUsTheHead_withoutAReadOfTheQueue() {
+    AcquisitionState state = inPhase(Phase.READING);
+    String first = "_c_x-lock-0000000000";
+    assertThat(
+            state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true)))
+        .isEqualTo(new Step.Watch(0, 1, PATH + "/" + AHEAD));
+
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true)))
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM));
+  }
+
+  @Test
+  void aWaiterDeeperInTheQueue_readsItAgain_whenItsPredecessorWasNotAHold() {
+    AcquisitionState state = inPhase(Phase.READING);
+    String first = "_c_x-lock-0000000000";
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
+
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+        .isEqualTo(new Step.ReadQueue(0));
+  }
+
+  @Test
+  void aReadWriteQueue_neverTakesOverWithoutAReadOfTheQueue() {
+    String ours = "_c_id-1-__WRIT__0000000002";
+    AcquisitionState state =
+        new AcquisitionState(
+            List.of(Slot.of(PATH, ReadWriteDriver.WRITE, null)), PATH, false, retries(), ids());
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(PATH + "/" + ours), 17, SESSION));
+    state.on(new StateEvent.QueueRead(0, List.of(List.of("_c_w-__WRIT__0000000001", ours)), true));
+
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true)))
+        .isEqualTo(new Step.ReadQueue(0));
+  }
+
+  @Test
   void aPredecessorWatch_isKeptOnlyForTheGenerationAsked() {
     AcquisitionState state = inPhase(Phase.WAITING);
     Step.ArmedWatch watch = new FakeWatch();
     assertThat(state.watchArmed(0, 2, watch)).isFalse();
     assertThat(state.watchArmed(0, 1, watch)).isTrue();
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 2, false))).isEqualTo(Step.IGNORE);
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 2, false, false)))
+        .isEqualTo(Step.IGNORE);
 
     Step.End end = (Step.End) state.on(new StateEvent.Withdraw());
     assertThat(end.cleanup().watch()).isSameAs(watch);
@@ -477,7 +516,7 @@ class AcquisitionStateTest {
       case CONFIRMING:
         state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true));
         if (phase == Phase.CONFIRMING) {
-          state.on(new StateEvent.PredecessorChanged(0, 1, true));
+          state.on(new StateEvent.PredecessorChanged(0, 1, true, false));
         }
         return;
       default:

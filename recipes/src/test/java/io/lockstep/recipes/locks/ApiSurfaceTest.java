@@ -22,9 +22,11 @@ class ApiSurfaceTest {
   private static final Set<String> API =
       Set.of(
           "FencedLock",
+          "KeyedLocks",
           "LockDecision",
           "LockDriver",
           "LockException",
+          "LockHold",
           "LockInspector",
           "LockInspector$Entry",
           "LockInspector$Mode",
@@ -33,6 +35,7 @@ class ApiSurfaceTest {
           "LockState",
           "LockStateChange",
           "LockStateListener",
+          "LockView",
           "MultiMutex",
           "MultiMutex$Builder",
           "NonReentrantMutex",

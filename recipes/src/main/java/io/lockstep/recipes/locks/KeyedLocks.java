@@ -1,0 +1,204 @@
+package io.lockstep.recipes.locks;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+
+/**
+ * Locks by business key: one lock per key, under one root path, for services that lock an order, an
+ * account or a tenant rather than a fixed path.
+ *
+ * <p><b>Held and owned.</b> {@link #mutex(String)} and {@link #readWrite(String)} return the same
+ * lock object for the same key while it is in use (waiting or holding) or was asked for within the
+ * age given to {@link #expireUnusedOlderThan(Duration)}, so that reentrancy and the thread
+ * ownership of the recipes work across callers. Each lock behaves as the recipe does.
+ *
+ * <pre>{@code
+ * KeyedLocks orders = new KeyedLocks(client, "/locks/orders");
+ * try (LockHold hold = orders.mutex(orderId).hold()) {
+ *   store.write(orderId, hold.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <p><b>Keys and paths.</b> Any non-empty string is a key. It becomes one node name under the root
+ * ({@link #pathOf(String)}): ASCII letters, digits, {@code '-'}, {@code '_'} and {@code '.'} stay
+ * as they are; every other character is written as the percent-encoded bytes of its UTF-8 form
+ * ({@code "a/b"} becomes {@code "a%2Fb"}, {@code "é"} becomes {@code "%C3%A9"}); a key of only dots
+ * is encoded whole. So no key can reach outside the root or name another key's node. A key whose
+ * node name would be longer than 1,024 characters is refused. Use one kind of lock per key: a mutex
+ * and a read-write lock on one key would share one queue that neither understands.
+ *
+ * <p><b>Limits.</b> Lock objects are cheap, but every key seen stays in memory until {@link
+ * #expireUnusedOlderThan(Duration)} drops it; call it from time to time in a service with many
+ * keys.
+ */
+public final class KeyedLocks {
+  /** The longest node name a key may become. */
+  private static final int MAX_NAME_LENGTH = 1_024;
+
+  private final CuratorFramework client;
+  private final String root;
+  private final ConcurrentMap<String, Entry> locks = new ConcurrentHashMap<>();
+
+  /** A lock of one key, and when it was last asked for. */
+  private static final class Entry {
+    final Object lock; // a ReentrantMutex or a ReadWriteMutex
+    volatile long lastAskedNanos;
+
+    Entry(Object lock) {
+      this.lock = lock;
+    }
+  }
+
+  /**
+   * Creates the locks of {@code root}. Nothing is sent to ZooKeeper until a lock is acquired.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param root the path under which every key's lock lives; not {@code "/"}
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code root} is not a valid ZooKeeper path, or is {@code
+   *     "/"}
+   */
+  public KeyedLocks(CuratorFramework client, String root) {
+    this.client = Arguments.client(client);
+    this.root = Arguments.path(root, "root");
+    if (root.equals("/")) {
+      throw new IllegalArgumentException(
+          "root must not be \"/\": give the locks a path of their own");
+    }
+  }
+
+  /**
+   * The reentrant mutex of {@code key}: the same object while it is in use.
+   *
+   * @param key any non-empty string
+   * @return the key's lock
+   * @throws NullPointerException if {@code key} is null
+   * @throws IllegalArgumentException if {@code key} is empty or too long
+   * @throws IllegalStateException if {@code key} is in use as a read-write lock here
+   */
+  public ReentrantMutex mutex(String key) {
+    return lockOf(key, ReentrantMutex.class, path -> new ReentrantMutex(client, path));
+  }
+
+  /**
+   * The read-write lock of {@code key}: the same object while it is in use.
+   *
+   * @param key any non-empty string
+   * @return the key's lock
+   * @throws NullPointerException if {@code key} is null
+   * @throws IllegalArgumentException if {@code key} is empty or too long
+   * @throws IllegalStateException if {@code key} is in use as a mutex here
+   */
+  public ReadWriteMutex readWrite(String key) {
+    return lockOf(key, ReadWriteMutex.class, path -> new ReadWriteMutex(client, path));
+  }
+
+  /**
+   * The lock path of {@code key}: the root and the key's node name (see the class comment).
+   *
+   * @param key any non-empty string
+   * @return the path
+   * @throws NullPointerException if {@code key} is null
+   * @throws IllegalArgumentException if {@code key} is empty or too long
+   */
+  public String pathOf(String key) {
+    return ZKPaths.makePath(root, nodeName(key));
+  }
+
+  /**
+   * Forgets the lock objects that are not in use (no acquire waiting, no hold) and were last asked
+   * for longer ago than {@code age}. A key asked for again later gets a new lock object.
+   *
+   * @param age how long an unused lock is kept
+   * @throws NullPointerException if {@code age} is null
+   * @throws IllegalArgumentException if {@code age} is negative
+   */
+  public void expireUnusedOlderThan(Duration age) {
+    long ageNanos = Arguments.timeoutNanos(age, "age");
+    long now = System.nanoTime();
+    for (String key : locks.keySet()) {
+      locks.computeIfPresent(
+          key,
+          (k, entry) -> now - entry.lastAskedNanos >= ageNanos && !inUse(entry) ? null : entry);
+    }
+  }
+
+  /** How many keys have a lock object right now. */
+  int size() {
+    return locks.size();
+  }
+
+  private <L> L lockOf(String key, Class<L> kind, Function<String, L> create) {
+    String path = pathOf(key);
+    Entry entry =
+        locks.compute(
+            key,
+            (k, existing) -> {
+              Entry current = existing == null ? new Entry(create.apply(path)) : existing;
+              current.lastAskedNanos = System.nanoTime();
+              return current;
+            });
+    if (!kind.isInstance(entry.lock)) {
+      throw new IllegalStateException(
+          "key '" + key + "' is in use as a " + entry.lock.getClass().getSimpleName() + " here");
+    }
+    return kind.cast(entry.lock);
+  }
+
+  private static boolean inUse(Entry entry) {
+    if (entry.lock instanceof ReadWriteMutex) {
+      ReadWriteMutex readWrite = (ReadWriteMutex) entry.lock;
+      return inUse(readWrite.readLock()) || inUse(readWrite.writeLock());
+    }
+    return inUse((AbstractFencedLock) entry.lock);
+  }
+
+  private static boolean inUse(AbstractFencedLock lock) {
+    return lock.holds.context().inUse();
+  }
+
+  /** The key's node name: unreserved ASCII kept, everything else percent-encoded UTF-8. */
+  static String nodeName(String key) {
+    Objects.requireNonNull(key, "key");
+    if (key.isEmpty()) {
+      throw new IllegalArgumentException("key must not be empty");
+    }
+    boolean onlyDots = key.chars().allMatch(c -> c == '.');
+    StringBuilder name = new StringBuilder(key.length());
+    for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      boolean keep =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '-'
+              || c == '_'
+              || (c == '.' && !onlyDots);
+      if (keep) {
+        name.append((char) c);
+      } else {
+        name.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)));
+        name.append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+      }
+    }
+    if (name.length() > MAX_NAME_LENGTH) {
+      throw new IllegalArgumentException(
+          "key is too long: its node name would be "
+              + name.length()
+              + " characters, more than "
+              + MAX_NAME_LENGTH);
+    }
+    return name.toString();
+  }
+
+  @Override
+  public String toString() {
+    return "KeyedLocks[" + root + "]";
+  }
+}

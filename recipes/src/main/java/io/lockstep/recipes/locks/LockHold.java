@@ -1,0 +1,82 @@
+package io.lockstep.recipes.locks;
+
+import java.util.List;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+
+/**
+ * One hold of one lock, owned by this handle rather than by a thread: the result of {@link
+ * FencedLock#acquireAsync()}, {@link FencedLock#hold()} and {@link FencedLock#tryHold}.
+ *
+ * <p><b>Held and owned.</b> The lock is held from the moment the handle is handed out until {@link
+ * #close()}. Any thread may use and close the handle, so a hold can follow work across executors,
+ * futures and virtual threads. Each handle is its own entry in the lock's queue: it is not
+ * reentrant, and it is not shared with the thread-bound {@code acquire()} of the same lock object
+ * (a thread that holds the lock through {@code acquire()} and asks for a handle waits behind its
+ * own hold).
+ *
+ * <pre>{@code
+ * try (LockHold hold = lock.hold()) {
+ *   store.write(order, hold.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <p><b>Failures.</b> While held, the hold's {@link #state()} follows the session: {@link
+ * LockState#AT_RISK} while the connection is suspended, {@link LockState#LOST} once the session or
+ * the node is gone or the client is closed. After a loss {@link #checkHeld()}, {@link
+ * #fencingToken()} and {@link #ownershipChecks()} throw {@link LockOwnershipLostException}, and
+ * {@link #close()} clears the hold without throwing. See {@link FencedLock} on why a distributed
+ * lock is not a JVM mutex, and on fencing.
+ */
+public interface LockHold extends AutoCloseable {
+  /**
+   * The lock's path (for a multi-lock, its paths in brackets).
+   *
+   * @return the path
+   */
+  String path();
+
+  /**
+   * The fencing token of this hold: the zxid that created its lock node. Costs no request.
+   *
+   * @return the fencing token
+   * @throws LockOwnershipLostException if the hold was lost
+   * @throws IllegalStateException if the hold was closed
+   */
+  long fencingToken();
+
+  /**
+   * Where the hold stands: {@link LockState#HELD}, {@link LockState#AT_RISK}, {@link
+   * LockState#LOST}, or {@link LockState#RELEASED} once closed.
+   *
+   * @return the hold's state
+   */
+  LockState state();
+
+  /**
+   * Checks that the hold still holds, as far as this client knows. Costs no request. While the
+   * connection is suspended ({@link LockState#AT_RISK}) the check passes; only a fenced write is
+   * certain.
+   *
+   * @throws LockOwnershipLostException if the hold was lost
+   * @throws IllegalStateException if the hold was closed
+   */
+  void checkHeld();
+
+  /**
+   * Check operations on this hold's lock nodes, for the caller's own ZooKeeper transaction: it
+   * commits only while the nodes, and so the lock, exist.
+   *
+   * @return one check per lock node
+   * @throws LockOwnershipLostException if the hold was lost
+   * @throws IllegalStateException if the hold was closed
+   */
+  List<CuratorOp> ownershipChecks();
+
+  /**
+   * Releases the hold: deletes its lock node before returning (if ZooKeeper is unreachable, the
+   * deletion goes on in the background until it succeeds). Closing again does nothing; closing a
+   * lost hold clears it, logs a warning and does not throw.
+   */
+  @Override
+  void close();
+}

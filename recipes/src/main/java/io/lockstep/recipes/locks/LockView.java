@@ -1,0 +1,118 @@
+package io.lockstep.recipes.locks;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A {@link FencedLock} seen as a {@link Lock}, for code written against {@code
+ * java.util.concurrent}: {@link FencedLock#asLock()}. Holds are owned as the lock's own {@code
+ * acquire()} owns them (by the thread for the reentrant recipes, by the lock object for {@link
+ * NonReentrantMutex}), and the fencing token of the caller's hold stays within reach.
+ *
+ * <pre>{@code
+ * Lock lock = mutex.asLock();
+ * lock.lock();
+ * try {
+ *   store.write(order, ((LockView) lock).fencingToken());
+ * } finally {
+ *   lock.unlock();
+ * }
+ * }</pre>
+ *
+ * <p><b>Contract.</b> As {@link Lock}'s: {@link #lock()} waits without giving in to interrupts (the
+ * interrupt flag is kept and set when it returns); {@link #lockInterruptibly()} gives in; {@link
+ * #tryLock()} makes one attempt (a create and one read of the queue) and returns at once; {@link
+ * #unlock()} by a caller that does not hold the lock throws {@link IllegalMonitorStateException};
+ * {@link #newCondition()} is not supported. ZooKeeper failures surface as {@link LockException}.
+ */
+public final class LockView implements Lock {
+  private final FencedLock lock;
+  private final Runnable lockUninterruptibly;
+
+  /**
+   * @param lockUninterruptibly acquires for the caller, ignoring interrupts (and keeping the flag)
+   */
+  LockView(FencedLock lock, Runnable lockUninterruptibly) {
+    this.lock = Objects.requireNonNull(lock, "lock");
+    this.lockUninterruptibly = lockUninterruptibly;
+  }
+
+  /**
+   * The lock this is a view of.
+   *
+   * @return the fenced lock
+   */
+  public FencedLock fencedLock() {
+    return lock;
+  }
+
+  /**
+   * The fencing token of the caller's hold; see {@link FencedLock#fencingToken()}.
+   *
+   * @return the fencing token
+   * @throws IllegalMonitorStateException if the caller does not hold the lock
+   * @throws LockOwnershipLostException if the hold was lost
+   */
+  public long fencingToken() {
+    return lock.fencingToken();
+  }
+
+  /** Acquires the lock, waiting as long as it takes; an interrupt does not stop the wait. */
+  @Override
+  public void lock() {
+    lockUninterruptibly.run();
+  }
+
+  @Override
+  public void lockInterruptibly() throws InterruptedException {
+    lock.acquire();
+  }
+
+  /** Makes one attempt (a create and one read of the queue), returning at once after it. */
+  @Override
+  public boolean tryLock() {
+    boolean interrupted = Thread.interrupted(); // an interrupt does not stop the one attempt
+    try {
+      return lock.acquire(0, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      interrupted = true;
+      return false;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    return lock.acquire(time, unit);
+  }
+
+  /**
+   * Releases the caller's hold.
+   *
+   * @throws IllegalMonitorStateException if the caller does not hold the lock
+   */
+  @Override
+  public void unlock() {
+    lock.release();
+  }
+
+  /**
+   * Not supported: a ZooKeeper lock has no conditions.
+   *
+   * @throws UnsupportedOperationException always
+   */
+  @Override
+  public Condition newCondition() {
+    throw new UnsupportedOperationException("A Lockstep lock has no conditions: " + lock);
+  }
+
+  @Override
+  public String toString() {
+    return "LockView[" + lock + "]";
+  }
+}
