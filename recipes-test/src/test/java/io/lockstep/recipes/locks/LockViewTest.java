@@ -1,0 +1,99 @@
+package io.lockstep.recipes.locks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.testing.LockThread;
+import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The {@link java.util.concurrent.locks.Lock} view keeps {@code Lock}'s contract. */
+@Timeout(60)
+class LockViewTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  @Test
+  void lock_waitsThroughAnInterrupt_andKeepsTheFlag() throws Exception {
+    ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    Lock view = new ReentrantMutex(zk.newClient(), zk.path("lock")).asLock();
+    holder.acquire();
+    try (LockThread thread = new LockThread("locker")) {
+      CompletableFuture<Boolean> locked =
+          thread.call(
+              () -> {
+                view.lock();
+                boolean interrupted = Thread.interrupted();
+                view.unlock();
+                return interrupted;
+              });
+      await().until(() -> holder.getParticipantNodes().size() == 2);
+      thread.thread().interrupt();
+      await("the interrupt does not end the wait")
+          .during(Duration.ofMillis(300))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !locked.isDone() && holder.getParticipantNodes().size() == 2);
+
+      holder.release();
+
+      assertThat(locked.get(10, TimeUnit.SECONDS)).as("interrupt flag kept").isTrue();
+    }
+  }
+
+  @Test
+  void lockInterruptibly_givesInToAnInterrupt() throws Exception {
+    ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    Lock view = new ReentrantMutex(zk.newClient(), zk.path("lock")).asLock();
+    holder.acquire();
+    try (LockThread thread = new LockThread("locker")) {
+      CompletableFuture<Void> locking = thread.run(view::lockInterruptibly);
+      await().until(() -> holder.getParticipantNodes().size() == 2);
+      thread.thread().interrupt();
+      assertThatThrownBy(() -> locking.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(InterruptedException.class);
+    }
+    assertThat(holder.getParticipantNodes()).hasSize(1);
+    holder.release();
+  }
+
+  @Test
+  void tryLock_triesOnce_andUnlockByAnotherThreadIsRefused() throws Exception {
+    ReentrantMutex mutex = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    LockView view = mutex.asLock();
+    Lock other = new ReentrantMutex(zk.newClient(), zk.path("lock")).asLock();
+
+    assertThat(view.tryLock()).isTrue();
+    assertThat(view.fencingToken()).isEqualTo(mutex.fencingToken());
+    assertThat(view.fencedLock()).isSameAs(mutex);
+    try (LockThread thread = new LockThread("stranger")) {
+      assertThat(thread.call(other::tryLock).get(10, TimeUnit.SECONDS)).isFalse();
+      assertThatThrownBy(() -> thread.run(view::unlock).get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(IllegalMonitorStateException.class);
+    }
+    assertThat(view.tryLock(1, TimeUnit.SECONDS)).as("reentrant").isTrue();
+    view.unlock();
+    view.unlock();
+    assertThatThrownBy(view::unlock).isInstanceOf(IllegalMonitorStateException.class);
+    assertThatThrownBy(view::newCondition).isInstanceOf(UnsupportedOperationException.class);
+    assertThat(mutex.getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void tryLock_onAnInterruptedThread_stillTriesOnce_andKeepsTheFlag() {
+    Lock view = new ReentrantMutex(zk.newClient(), zk.path("lock")).asLock();
+    Thread.currentThread().interrupt();
+    try {
+      assertThat(view.tryLock()).isTrue();
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+      view.unlock();
+    }
+  }
+}
