@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Every Java example of the documentation ({@code README.md} and {@code docs/*.md}), run against a
- * real ZooKeeper server.
+ * real ZooKeeper server: here, and in the other {@code *ExamplesTest} classes of this package.
  *
  * <p>An example is the code between a marker comment naming its page and section ({@code //
  * docs/reentrant-mutex.md: basic use}) and {@code // docs: end}. The page shows exactly that code;
@@ -999,9 +999,16 @@ class DocsExamplesTest {
   @Test
   void everyJavaBlockOfTheDocs_isAnExampleOfThisTest() throws IOException {
     Path root = repositoryRoot();
-    Path source = root.resolve("recipes-test/src/test/java/io/lockstep/docs/DocsExamplesTest.java");
+    Path sources = root.resolve("recipes-test/src/test/java/io/lockstep/docs");
     List<String> problems = new ArrayList<>();
-    Map<String, List<String>> examples = examplesByPage(Files.readAllLines(source), problems);
+    List<String> lines = new ArrayList<>();
+    try (Stream<Path> tests = Files.list(sources)) {
+      for (Path test :
+          tests.filter(p -> p.toString().endsWith("ExamplesTest.java")).sorted().toList()) {
+        lines.addAll(Files.readAllLines(test));
+      }
+    }
+    Map<String, List<String>> examples = examplesByPage(lines, problems);
     List<Path> pages = new ArrayList<>();
     pages.add(root.resolve("README.md"));
     try (Stream<Path> docs = Files.list(root.resolve("docs"))) {

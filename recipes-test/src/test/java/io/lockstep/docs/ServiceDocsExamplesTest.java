@@ -1,0 +1,205 @@
+package io.lockstep.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lockstep.docs.DocsExamplesTest.FencedStore;
+import io.lockstep.recipes.locks.KeyedLocks;
+import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+import io.lockstep.recipes.locks.LockState;
+import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.testing.Sessions;
+import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The examples of {@code docs/services.md}, run against a real ZooKeeper server. */
+@Timeout(60)
+class ServiceDocsExamplesTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  private final FencedStore orders = new FencedStore();
+
+  @Test
+  void hold_withTryWithResources() throws Exception {
+    CuratorFramework client = zk.newClient();
+    // docs/services.md: hold
+    ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
+    try (LockHold hold = lock.hold()) {
+      orders.write("order-17", "paid", hold.fencingToken());
+    } // released here, whichever thread closes it
+    // docs: end
+    assertThat(orders.read("order-17")).isEqualTo("paid");
+    assertThat(lock.getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void tryHold_answersBusyWithoutWaitingLong() throws Exception {
+    ReentrantMutex other = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    try (LockHold held = other.hold()) {
+      assertThat(payOrder(lock)).isEqualTo("busy, try again later");
+    }
+    assertThat(payOrder(lock)).isEqualTo("paid");
+  }
+
+  private String payOrder(ReentrantMutex lock) throws InterruptedException {
+    // docs/services.md: try hold
+    Optional<LockHold> maybe = lock.tryHold(Duration.ofMillis(200));
+    if (maybe.isEmpty()) {
+      return "busy, try again later"; // nothing is left queued
+    }
+    try (LockHold hold = maybe.get()) {
+      orders.write("order-17", "paid", hold.fencingToken());
+      return "paid";
+    }
+    // docs: end
+  }
+
+  @Test
+  void acquireAsync_thenWriteAndClose() throws Exception {
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    // docs/services.md: async
+    CompletableFuture<String> paid =
+        lock.acquireAsync(Duration.ofSeconds(5))
+            .thenApply(
+                hold -> {
+                  try (hold) {
+                    orders.write("order-17", "paid", hold.fencingToken());
+                    return "paid";
+                  }
+                })
+            .toCompletableFuture();
+    // docs: end
+    assertThat(paid.get(10, TimeUnit.SECONDS)).isEqualTo("paid");
+    assertThat(lock.getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void acquireAsync_cancelled_leavesNothing() throws Exception {
+    ReentrantMutex other = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    try (LockHold held = other.hold()) {
+      // docs/services.md: cancel
+      CompletableFuture<LockHold> pending = lock.acquireAsync().toCompletableFuture();
+      // ... the request that wanted the lock went away:
+      pending.cancel(true); // the attempt is withdrawn; a grant racing the cancel is released
+      // docs: end
+      assertThat(pending).isCancelled();
+    }
+    zk.assertNothingLeft();
+    assertThat(lock.isAcquiredInThisProcess()).isFalse();
+  }
+
+  @Test
+  void acquireAsync_onTheServicesOwnExecutor() throws Exception {
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    ExecutorService workers = Executors.newFixedThreadPool(4);
+    try {
+      // docs/services.md: executor
+      CompletableFuture<Void> done =
+          lock.acquireAsync(Duration.ofSeconds(5), workers) // completes on workers
+              .thenAccept(
+                  hold -> {
+                    try (hold) {
+                      orders.write("order-18", "paid", hold.fencingToken());
+                    }
+                  })
+              .toCompletableFuture();
+      // docs: end
+      done.get(10, TimeUnit.SECONDS);
+    } finally {
+      workers.shutdownNow();
+    }
+    assertThat(orders.read("order-18")).isEqualTo("paid");
+  }
+
+  @Test
+  void lockView_forJavaUtilConcurrentCode() throws Exception {
+    CuratorFramework client = zk.newClient();
+    List<String> published = new ArrayList<>();
+    // docs/services.md: lock view
+    Lock lock = new ReentrantMutex(client, "/locks/daily-report").asLock();
+    lock.lock();
+    try {
+      published.add("daily report");
+    } finally {
+      lock.unlock();
+    }
+    // docs: end
+    assertThat(published).containsExactly("daily report");
+  }
+
+  @Test
+  void keyedLocks_lockAnOrderByItsId() throws Exception {
+    CuratorFramework client = zk.newClient();
+    String orderId = "order/42";
+    // docs/services.md: keyed
+    KeyedLocks orderLocks = new KeyedLocks(client, "/locks/orders");
+    try (LockHold hold = orderLocks.mutex(orderId).hold()) {
+      orders.write(orderId, "shipped", hold.fencingToken());
+    }
+    // from time to time, for instance in a scheduled task:
+    orderLocks.expireUnusedOlderThan(Duration.ofMinutes(10));
+    // docs: end
+    assertThat(orders.read(orderId)).isEqualTo("shipped");
+    assertThat(orderLocks.pathOf(orderId)).isEqualTo("/locks/orders/order%2F42");
+  }
+
+  @Test
+  void onLost_stopTheWorkAndClose() throws Exception {
+    CuratorFramework client = zk.newClient();
+    ReentrantMutex lock = new ReentrantMutex(client, "/locks/batches");
+    List<String> batches = List.of("b1", "b2", "b3");
+    List<String> written = new ArrayList<>();
+    CountDownLatch lost = new CountDownLatch(1);
+    lock.getStateListenable()
+        .addListener(
+            change -> {
+              if (change.state() == LockState.LOST) {
+                lost.countDown();
+              }
+            });
+    BatchStore store =
+        (batch, value, token) -> {
+          written.add(batch);
+          if (written.size() == 1) { // the test's fault: the session expires after one batch
+            Sessions.expire(client, zk.server().getConnectString());
+            assertThat(lost.await(10, TimeUnit.SECONDS)).isTrue();
+          }
+        };
+    assertThatThrownBy(
+            () -> {
+              // docs/services.md: on lost
+              try (LockHold hold = lock.hold()) {
+                for (String batch : batches) {
+                  hold.checkHeld(); // throws LockOwnershipLostException once the hold is lost
+                  store.write(batch, "done", hold.fencingToken());
+                }
+              } // closing a lost hold clears it, and does not throw
+              // docs: end
+            })
+        .isInstanceOf(LockOwnershipLostException.class);
+    assertThat(written).containsExactly("b1");
+    zk.skipLeakCheck();
+  }
+
+  /** A store written in batches, fenced. */
+  @FunctionalInterface
+  private interface BatchStore {
+    void write(String batch, String value, long fencingToken) throws Exception;
+  }
+}
