@@ -61,7 +61,9 @@ final class Acquisition implements ClientEvents.Member {
   private final ClientEvents clientEvents;
   private final CompletableFuture<Void> granted = new CompletableFuture<>();
   private final CompletableFuture<Void> decided = new CompletableFuture<>();
+  private final Telemetry telemetry;
   private final AtomicInteger notedEpoch = new AtomicInteger(-1);
+  private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
   private volatile RuntimeException failure;
 
   private Acquisition(LockContext context, List<Slot> slots, Runnable revocationHandler) {
@@ -81,6 +83,7 @@ final class Acquisition implements ClientEvents.Member {
     this.janitor = new Janitor(context.deletes(), lockPaths);
     this.notifier = new Notifier(context.scheduler());
     this.clientEvents = context.clientEvents();
+    this.telemetry = new Telemetry(context, clientEvents, notifier);
   }
 
   /**
@@ -95,6 +98,7 @@ final class Acquisition implements ClientEvents.Member {
     }
     Acquisition acquisition = new Acquisition(context, slots, revocationHandler);
     context.attemptStarted();
+    acquisition.telemetry.started();
     if (acquisition.clientEvents.join(acquisition)) {
       acquisition.run(acquisition.state.start());
     } else {
@@ -171,16 +175,18 @@ final class Acquisition implements ClientEvents.Member {
   /** Listeners hear HELD (and AT_RISK, if granted while disconnected) before the caller wakes. */
   private void grant(Step.Grant grant) {
     decided.complete(null);
+    long token = grant.token();
+    telemetry.granted(token);
     if (context.hasListeners()) {
-      long token = grant.token();
       notifier.submit(() -> context.tellListeners(LockState.HELD, token));
-      if (grant.atRisk()) {
+    }
+    if (grant.atRisk()) {
+      telemetry.stateChanged(LockState.AT_RISK, token);
+      if (context.hasListeners()) {
         notifier.submit(() -> context.tellListeners(LockState.AT_RISK, token));
       }
-      notifier.submit(() -> granted.complete(null));
-    } else {
-      notifier.submitQuiet(() -> granted.complete(null));
     }
+    notifier.submitQuiet(() -> granted.complete(null)); // after what was queued: HELD first
     if (grant.revoke()) {
       revoke(); // asked for before we held: honoured right after the grant
     }
@@ -192,6 +198,7 @@ final class Acquisition implements ClientEvents.Member {
     } else {
       log.debug("Lock {} is {}: {}", context.description(), notice.state(), notice.reason());
     }
+    telemetry.stateChanged(notice.state(), notice.token());
     if (context.hasListeners()) {
       notifier.submit(() -> context.tellListeners(notice.state(), notice.token()));
     }
@@ -209,6 +216,7 @@ final class Acquisition implements ClientEvents.Member {
     context.attemptEnded();
     janitor.ended(end.cleanup());
     decided.complete(null);
+    telemetry.ended(end.failure() == null ? withdrawnAs : AcquireOutcome.FAILED);
     if (end.failure() == null) {
       granted.completeExceptionally(new CancellationException("withdrawn"));
     } else {
@@ -238,6 +246,7 @@ final class Acquisition implements ClientEvents.Member {
           release.lostReason());
     }
     context.deletes().deleteNow(release.nodes());
+    telemetry.released(release.token());
     if (context.hasListeners()) {
       notifier.deliverNow(() -> context.tellListeners(LockState.RELEASED, release.token()));
     }
@@ -320,8 +329,11 @@ final class Acquisition implements ClientEvents.Member {
   /**
    * Withdraws the attempt unless it was granted or failed first: deletes our nodes, removes our
    * watch, sweeps for a create whose answer was lost. Safe at any time, from any thread.
+   *
+   * @param reason what observers hear: {@link AcquireOutcome#TIMED_OUT} or {@code WITHDRAWN}
    */
-  Outcome withdraw() {
+  Outcome withdraw(AcquireOutcome reason) {
+    withdrawnAs = reason;
     run(state.on(new StateEvent.Withdraw()));
     Phase phase = state.view().phase();
     if (phase.wasGranted()) {

@@ -38,7 +38,7 @@ final class BlockingAcquire {
     } catch (TimeoutException e) {
       long graceEnd = start + timeoutNanos + acquisition.connectionTimeoutNanos();
       awaitQuietly(acquisition.decided(), graceEnd, clock);
-      switch (acquisition.withdraw()) {
+      switch (acquisition.withdraw(AcquireOutcome.TIMED_OUT)) {
         case GRANTED:
           return true;
         case FAILED:
@@ -49,7 +49,7 @@ final class BlockingAcquire {
           return false;
       }
     } catch (InterruptedException e) {
-      if (acquisition.withdraw() == Acquisition.Outcome.GRANTED) {
+      if (acquisition.withdraw(AcquireOutcome.WITHDRAWN) == Acquisition.Outcome.GRANTED) {
         Thread.currentThread().interrupt(); // granted before we could withdraw: keep the grant
         return true;
       }

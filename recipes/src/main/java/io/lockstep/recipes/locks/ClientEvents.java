@@ -11,6 +11,8 @@ import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.listen.Listenable;
+import org.apache.curator.framework.listen.StandardListenerManager;
 import org.apache.curator.framework.state.ConnectionState;
 
 /**
@@ -49,6 +51,8 @@ final class ClientEvents {
   private final Scheduler scheduler;
   private final Set<Member> members = ConcurrentHashMap.newKeySet();
   private final ConcurrentMap<String, Acquisition> localNodes = new ConcurrentHashMap<>();
+  private final StandardListenerManager<LockObserver> observers =
+      StandardListenerManager.standard();
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicBoolean listeningForClose = new AtomicBoolean();
   private final AtomicBoolean polling = new AtomicBoolean();
@@ -75,6 +79,19 @@ final class ClientEvents {
             });
     events.listenForClose(client);
     return events;
+  }
+
+  /** The observers of every lock of {@code client}. */
+  static Listenable<LockObserver> observersOf(CuratorFramework client) {
+    return of(client, Background.INSTANCE).observers;
+  }
+
+  StandardListenerManager<LockObserver> observers() {
+    return observers;
+  }
+
+  boolean hasObservers() {
+    return observers.size() > 0;
   }
 
   /** Registers a close listener, unless one is registered or the client cannot take one. */

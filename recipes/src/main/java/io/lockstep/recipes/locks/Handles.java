@@ -62,7 +62,8 @@ final class Handles {
         result.whenComplete(
             (hold, failure) -> {
               if (result.isCancelled()) {
-                acquisition.withdraw(); // a grant that wins this race is released by deliver
+                acquisition.withdraw(
+                    AcquireOutcome.WITHDRAWN); // a racing grant is released by deliver
               }
             });
     if (timeoutNanos >= 0 && timeoutNanos != Long.MAX_VALUE) { // MAX_VALUE: as good as forever
@@ -123,7 +124,7 @@ final class Handles {
     Callbacks.when(
         within(acquisition.decided(), graceMillis),
         (v, f) -> {
-          if (acquisition.withdraw() != Acquisition.Outcome.WITHDRAWN) {
+          if (acquisition.withdraw(AcquireOutcome.TIMED_OUT) != Acquisition.Outcome.WITHDRAWN) {
             return; // granted or failed first: deliver tells
           }
           TimeoutException timeout =

@@ -15,6 +15,7 @@ import org.apache.curator.framework.listen.StandardListenerManager;
 final class LockContext {
   private final CuratorFramework client;
   private final String description;
+  private final String recipe;
   private final Retries retries;
   private final Scheduler scheduler;
   private final ZkRequests zk;
@@ -22,23 +23,34 @@ final class LockContext {
   private final Supplier<String> protectionIds;
   private final StandardListenerManager<LockStateListener> listeners =
       StandardListenerManager.standard();
+  private final StandardListenerManager<LockObserver> observers =
+      StandardListenerManager.standard();
   private final AtomicInteger live = new AtomicInteger(); // acquisitions waiting or holding
 
   /**
    * @param description the lock path, or the paths of a multi-lock, for messages and events
+   * @param recipe the recipe's name, for observers and events
    */
-  LockContext(CuratorFramework client, String description) {
-    this(client, description, System::nanoTime, Background.INSTANCE, NodeNames::newProtectionId);
+  LockContext(CuratorFramework client, String description, String recipe) {
+    this(
+        client,
+        description,
+        recipe,
+        System::nanoTime,
+        Background.INSTANCE,
+        NodeNames::newProtectionId);
   }
 
   LockContext(
       CuratorFramework client,
       String description,
+      String recipe,
       LongSupplier clock,
       Scheduler scheduler,
       Supplier<String> protectionIds) {
     this.client = Objects.requireNonNull(client, "client");
     this.description = Objects.requireNonNull(description, "description");
+    this.recipe = Objects.requireNonNull(recipe, "recipe");
     this.retries = new Retries(() -> client.getZookeeperClient().getRetryPolicy(), clock);
     this.scheduler = scheduler;
     this.zk = new ZkRequests(client, retries, scheduler);
@@ -53,6 +65,20 @@ final class LockContext {
   /** The lock path (or paths) for messages. */
   String description() {
     return description;
+  }
+
+  /** The recipe's name, for observers and events. */
+  String recipe() {
+    return recipe;
+  }
+
+  /** The observers of this lock object. */
+  StandardListenerManager<LockObserver> observers() {
+    return observers;
+  }
+
+  boolean hasObservers() {
+    return observers.size() > 0;
   }
 
   Retries retries() {

@@ -249,6 +249,11 @@ public final class MultiMutex implements FencedLock {
     return delegate.getParticipantNodes();
   }
 
+  /** The atomic or the composed form. */
+  FencedLock delegate() {
+    return delegate;
+  }
+
   @Override
   public String toString() {
     return delegate.toString();

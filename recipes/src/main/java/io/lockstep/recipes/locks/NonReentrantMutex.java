@@ -82,7 +82,8 @@ public final class NonReentrantMutex extends AbstractFencedLock {
     Arguments.path(path, "path");
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
-    return new ObjectHold(new LockContext(client, path), List.of(Slot.of(path, driver, null)));
+    return new ObjectHold(
+        new LockContext(client, path, "NonReentrantMutex"), List.of(Slot.of(path, driver, null)));
   }
 
   /**

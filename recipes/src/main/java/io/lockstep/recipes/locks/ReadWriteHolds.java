@@ -23,8 +23,8 @@ final class ReadWriteHolds {
   ReadWriteHolds(CuratorFramework client, String path, byte[] data) {
     this.path = path;
     this.data = data == null ? null : data.clone();
-    LockContext writeContext = new LockContext(client, path);
-    LockContext readContext = new LockContext(client, path);
+    LockContext writeContext = new LockContext(client, path, "ReadWriteMutex.WriteLock");
+    LockContext readContext = new LockContext(client, path, "ReadWriteMutex.ReadLock");
     List<Slot> write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
     List<Slot> read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
     this.writes =

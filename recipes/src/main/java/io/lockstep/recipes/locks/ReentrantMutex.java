@@ -101,7 +101,7 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
     Slot slot = Slot.of(path, driver, null);
-    LockContext context = new LockContext(client, path);
+    LockContext context = new LockContext(client, path, "ReentrantMutex");
     return new ThreadHolds(
         context,
         thread -> List.of(revocation.slotFor(slot)),

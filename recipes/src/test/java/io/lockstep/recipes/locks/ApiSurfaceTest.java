@@ -21,9 +21,11 @@ import org.junit.jupiter.api.Timeout;
 class ApiSurfaceTest {
   private static final Set<String> API =
       Set.of(
+          "AcquireOutcome",
           "FencedLock",
           "KeyedLocks",
           "LockDecision",
+          "LockAttempt",
           "LockDriver",
           "LockException",
           "LockHold",
@@ -31,6 +33,8 @@ class ApiSurfaceTest {
           "LockInspector$Entry",
           "LockInspector$Mode",
           "LockInspector$Snapshot",
+          "LockObserver",
+          "LockObservers",
           "LockOwnershipLostException",
           "LockState",
           "LockStateChange",
