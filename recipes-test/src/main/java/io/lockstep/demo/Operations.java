@@ -191,14 +191,16 @@ final class Operations {
   }
 
   /** Records in the checker the hold {@code guard} has just been granted. */
-  static ExclusionChecker.Hold begin(
-      HoldListener holds, Guard guard, String holder, CuratorFramework client) {
+  static void begin(HoldListener holds, Guard guard, String holder, CuratorFramework client) {
     long session = Sessions.id(client);
+    long token;
     try {
-      return holds.begin(holder, guard.parts(), guard.fencingToken(), session);
+      token = guard.fencingToken();
     } catch (LockOwnershipLostException lostAlready) {
-      return holds.begin(holder, guard.parts(), 0, session, false);
+      holds.begin(holder, guard.parts(), 0, session, false);
+      return;
     }
+    holds.begin(holder, guard.parts(), token, session);
   }
 
   private boolean declined(Operation operation) {

@@ -171,7 +171,11 @@ public final class FaultInjector implements AutoCloseable {
    */
   public boolean loseNextResponse(Links links, long closeAfterMillis) {
     touched.add(links);
-    return links.loseNextResponse(closeAfterMillis);
+    boolean armed = links.loseNextResponse(closeAfterMillis);
+    if (armed) {
+      log.info("fault: losing the answer to the next request on {}", links);
+    }
+    return armed;
   }
 
   /** What went wrong undoing faults on the schedule (a server that would not restart). */

@@ -28,7 +28,7 @@ final class FaultSchedule implements Runnable {
   /** The faults; the client faults come last, so a run without them draws as before. */
   private static final int CLASSIC_FAULTS = 11;
 
-  private static final int CLIENT_FAULTS = 4;
+  private static final int CLIENT_FAULTS = 5;
 
   private final ChaosRun run;
   private final FaultInjector faults;
@@ -169,6 +169,7 @@ final class FaultSchedule implements Runnable {
 
   /** The next worker of the client to acquire loses the answer to its create. */
   private void loseCreateAnswer(ChaosRun.Client client) {
+    log.info("chaos: the next acquire of client {} loses its create's answer", client.id);
     client.loseNextAnswer.set(true);
   }
 }

@@ -79,7 +79,17 @@ final class Workload implements Runnable {
   public void run() {
     while (!run.stopping.get()) {
       try {
-        operate(choose());
+        Choice choice;
+        try {
+          choice = choose();
+        } catch (LockException closedUnderUs) {
+          // A multi-lock checks its transaction's size with the client, which fails once the
+          // schedule has closed it: a failure of this operation, like an acquire's.
+          run.tally.failed.increment();
+          TimeUnit.MILLISECONDS.sleep(random.nextInt(20));
+          continue;
+        }
+        operate(choice);
         TimeUnit.MILLISECONDS.sleep(random.nextInt(20)); // pacing between operations
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -157,10 +167,13 @@ final class Workload implements Runnable {
   /**
    * If the schedule asked for it, loses the answer to the client's next request, right before this
    * worker's acquire sends its create: a create the server applies while the client never hears.
+   * The request stays pending while the client has no connection to arm it on (it is between
+   * servers).
    */
   private void armLostAnswer() {
-    if (client.loseNextAnswer.compareAndSet(true, false)
-        && run.faults().loseNextResponse(client.links, 100 + random.nextInt(900))) {
+    if (client.loseNextAnswer.get()
+        && run.faults().loseNextResponse(client.links, 100 + random.nextInt(900))
+        && client.loseNextAnswer.compareAndSet(true, false)) {
       run.tally.lostAnswers.increment();
     }
   }
@@ -175,8 +188,10 @@ final class Workload implements Runnable {
       release(choice);
       return;
     }
+    // 0 if the schedule closed the client since the grant: such a hold never counts
+    long session = Sessions.id(choice.curator());
     ExclusionChecker.Hold hold =
-        choice.holds().begin(holderName, parts, token, Sessions.id(choice.curator()));
+        choice.holds().begin(holderName, parts, token, session, session != 0);
     client.holding.add(worker);
     try {
       // Most guarded work is short; one hold in ten is slow, so faults catch holders mid-work.
