@@ -1,6 +1,7 @@
 package io.lockstep.bench;
 
 import io.lockstep.bench.ContentionScenario.ClientMode;
+import io.lockstep.testing.Library;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;

@@ -1,5 +1,8 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
+import io.lockstep.testing.Recipe;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,8 +44,13 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * </pre>
  *
  * <p>Options: {@code --quick} (the default) or {@code --full}; {@code --only s1,s2} runs the named
- * sections and prints their page to the console without touching {@code docs/}; {@code --out DIR}
+ * sections and prints their tables to the console without touching {@code docs/}; {@code --out DIR}
  * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run.
+ *
+ * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
+ * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
+ * run replaces those ({@link BenchmarkPage}) and keeps the prose around them, which explains what
+ * each section measures and what each reason for a missed goal means ({@link GoalVerdicts}).
  */
 public final class BenchmarkSuite {
   private static final Pattern COMMA = Pattern.compile(",");
@@ -217,12 +225,25 @@ public final class BenchmarkSuite {
         Files.createDirectories(arguments.out());
         BenchmarkCharts.write(results, arguments.out());
         Path markdown = arguments.out().resolve("benchmarks.md");
-        Files.writeString(markdown, page.render());
+        Files.writeString(markdown, page.fill(template(markdown)));
         log("wrote " + markdown + " and charts in " + took.toSeconds() + " s");
       } else {
-        System.out.println(page.render());
+        page.blocks()
+            .forEach((block, text) -> System.out.println("## " + block.id() + "\n\n" + text));
       }
     }
+  }
+
+  /**
+   * The page whose generated blocks the run replaces: the one already at {@code markdown}, else the
+   * repository's {@code docs/benchmarks.md} (its prose copied along), else bare headings.
+   */
+  private static String template(Path markdown) throws IOException {
+    if (Files.exists(markdown)) {
+      return Files.readString(markdown);
+    }
+    Path docs = Path.of("docs", "benchmarks.md");
+    return Files.exists(docs) ? Files.readString(docs) : BenchmarkPage.bareTemplate();
   }
 
   private static List<SuiteResults.Row> rows(boolean multi) {

@@ -1,5 +1,7 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
+import io.lockstep.testing.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

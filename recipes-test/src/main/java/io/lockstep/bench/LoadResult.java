@@ -1,5 +1,6 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 

@@ -1,5 +1,6 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

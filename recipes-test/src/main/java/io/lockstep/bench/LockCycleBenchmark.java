@@ -1,5 +1,6 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,5 +1,8 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
+import io.lockstep.testing.LockPart;
+import io.lockstep.testing.Recipe;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -35,7 +38,7 @@ final class MultiLockContentionScenario {
       ServerProbe probe, String connectString, SuiteSettings settings, Library library)
       throws Exception {
     int threads = settings.multiThreads();
-    List<String> allPaths = Recipe.lockPaths(Paths.unique("multi"), settings.multiPaths());
+    List<String> allPaths = Recipe.MULTI.lockPaths(Paths.unique("multi"), settings.multiPaths());
     try (Clients clients = new Clients(connectString, threads)) {
       BenchZooKeeper.createDirectories(clients.get(0), allPaths);
       Recorder recorder = LoadRun.newRecorder();
@@ -50,7 +53,8 @@ final class MultiLockContentionScenario {
             List<LoadRun.Step> cycles = new ArrayList<>();
             for (int s = 0; s < SETS_PER_THREAD; s++) {
               List<String> set = pathSet(allPaths, settings.multiK(), random);
-              InterProcessLock lock = Recipe.newMultiLock(library, clients.get(i), set);
+              InterProcessLock lock =
+                  library.multiLock(clients.get(i), set.stream().map(LockPart::mutex).toList());
               cycles.add(ContentionScenario.timedCycle(lock, recorder));
             }
             return () -> cycles.get(random.nextInt(cycles.size())).run();

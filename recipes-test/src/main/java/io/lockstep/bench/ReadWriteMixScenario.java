@@ -1,5 +1,7 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
+import io.lockstep.testing.Recipe;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.HdrHistogram.Recorder;

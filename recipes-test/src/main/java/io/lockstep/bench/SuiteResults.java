@@ -1,5 +1,7 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Library;
+import io.lockstep.testing.Recipe;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -66,6 +68,25 @@ final class SuiteResults {
   /** The queue lengths measured, in increasing order. */
   List<Integer> queueLengths() {
     return handoffs.stream().map(HandoffScenario.Result::waiters).distinct().sorted().toList();
+  }
+
+  /** The point of {@code library} at {@code threads} threads, or null. */
+  static LoadResult find(List<LoadResult> points, Library library, int threads) {
+    return points.stream()
+        .filter(p -> p.library() == library && p.threads() == threads)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The first point of {@code library}, or null. */
+  static LoadResult find(List<LoadResult> points, Library library) {
+    return points.stream().filter(p -> p.library() == library).findFirst().orElse(null);
+  }
+
+  /** "95 / 5" for a read share of 0.95. */
+  static String mixLabel(double share) {
+    long reads = Math.round(share * 100);
+    return reads + " / " + (100 - reads);
   }
 
   void cost(Row row, Library library, CycleCost cost) {

@@ -1,5 +1,8 @@
 package io.lockstep.demo;
 
+import io.lockstep.testing.Library;
+import io.lockstep.testing.LockPart;
+import io.lockstep.testing.Recipe;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,6 +86,46 @@ final class Bank {
   /** The read-write queue where audits read the account and transfers write it. */
   String auditPath(int account) {
     return ZKPaths.makePath(root, "audit", name(account));
+  }
+
+  /**
+   * What a transfer locks: both accounts' writer locks (as mutexes) and their audit locks' write
+   * side.
+   */
+  List<LockPart> transferParts(int from, int to) {
+    return List.of(
+        LockPart.mutex(lockPath(from)),
+        LockPart.write(auditPath(from)),
+        LockPart.mutex(lockPath(to)),
+        LockPart.write(auditPath(to)));
+  }
+
+  /** What an audit locks: the read side of every account's audit lock. */
+  List<LockPart> auditParts() {
+    List<LockPart> parts = new ArrayList<>(accounts);
+    for (int i = 0; i < accounts; i++) {
+      parts.add(LockPart.read(auditPath(i)));
+    }
+    return parts;
+  }
+
+  /** What reading one balance locks: the read side of the account's audit lock. */
+  LockPart balancePart(int account) {
+    return LockPart.read(auditPath(account));
+  }
+
+  /**
+   * What {@code reserve} and {@code settle} lock: the account's writer lock, through {@code
+   * ReentrantMutex} and {@code NonReentrantMutex}. Curator's {@code InterProcessSemaphoreMutex}
+   * keeps its nodes elsewhere and would not exclude the transfers' {@code InterProcessMutex}, so
+   * with Curator both use {@code InterProcessMutex}.
+   */
+  LockPart accountPart(Operation operation, Library library, int account) {
+    Recipe recipe =
+        operation == Operation.SETTLE && library == Library.LOCKSTEP
+            ? Recipe.NON_REENTRANT_MUTEX
+            : Recipe.MUTEX;
+    return new LockPart(recipe, lockPath(account));
   }
 
   Balance read(CuratorFramework client, int account) throws Exception {

@@ -1,11 +1,16 @@
 package io.lockstep.demo;
 
 import io.lockstep.demo.Bank.Balance;
-import io.lockstep.demo.ExclusionChecker.Claim;
-import io.lockstep.demo.ExclusionChecker.Hold;
 import io.lockstep.demo.Workload.Instance;
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.testing.SessionExpiry;
+import io.lockstep.testing.Ensemble;
+import io.lockstep.testing.ExclusionChecker;
+import io.lockstep.testing.FaultInjector;
+import io.lockstep.testing.FencedStore;
+import io.lockstep.testing.Guard;
+import io.lockstep.testing.HoldListener;
+import io.lockstep.testing.Library;
+import io.lockstep.testing.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +27,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 
 /**
- * The faults of a {@code --chaos} run, at fixed points of its duration:
+ * The faults of a {@code --chaos} run, at fixed points of its duration, injected with the {@link
+ * FaultInjector} the chaos test uses too:
  *
  * <ol>
  *   <li>at 25%, the server that instance 1 is connected to is killed (embedded ensemble only); its
@@ -45,10 +51,9 @@ final class Chaos implements AutoCloseable {
       List<Instance> instances,
       CuratorFramework observer,
       Bank bank,
-      Recipes recipes,
+      Library library,
       Metrics metrics,
-      ExclusionChecker checker,
-      SessionLog sessions) {}
+      ExclusionChecker checker) {}
 
   private final Scene scene;
   private final Console console;
@@ -56,7 +61,7 @@ final class Chaos implements AutoCloseable {
   private final Duration duration;
   private final ScheduledExecutorService scheduler;
   private final List<ScheduledFuture<?>> events = new ArrayList<>();
-  private volatile InstanceSpec killed; // written by the scheduler thread, read by close()
+  private final FaultInjector faults;
 
   private Chaos(Scene scene, Console console, long start, Duration duration) {
     this.scene = scene;
@@ -64,6 +69,7 @@ final class Chaos implements AutoCloseable {
     this.start = start;
     this.duration = duration;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(Daemons.named("demo-chaos"));
+    this.faults = new FaultInjector(scene.ensemble(), 0);
   }
 
   /** Schedules the faults of a run that began at {@code start} ({@link System#nanoTime()}). */
@@ -98,10 +104,7 @@ final class Chaos implements AutoCloseable {
   public void close() throws Exception {
     scheduler.shutdownNow();
     var unused = scheduler.awaitTermination(10, TimeUnit.SECONDS);
-    InstanceSpec server = killed;
-    if (server != null) {
-      scene.ensemble().restart(server);
-    }
+    faults.close(); // restarts a server still down
   }
 
   private void at(double fraction, ThrowingRunnable fault) {
@@ -129,17 +132,15 @@ final class Chaos implements AutoCloseable {
       return;
     }
     scene.metrics().faults.increment();
-    scene.ensemble().kill(server.get());
-    killed = server.get();
-    say("killed server " + server.get().getConnectString() + ", instance 1's server");
+    if (faults.killServer(server.get())) {
+      say("killed server " + server.get().getConnectString() + ", instance 1's server");
+    }
   }
 
   private void restartServer() throws Exception {
-    InstanceSpec server = killed;
-    if (server != null) {
-      scene.ensemble().restart(server);
-      killed = null;
-      say("restarted server " + server.getConnectString());
+    Optional<InstanceSpec> server = faults.restartDownServer();
+    if (server.isPresent()) {
+      say("restarted server " + server.get().getConnectString());
     }
   }
 
@@ -150,34 +151,30 @@ final class Chaos implements AutoCloseable {
     Bank bank = scene.bank();
     int account = ThreadLocalRandom.current().nextInt(bank.accounts());
     String name = Bank.name(account);
-    Guard guard = scene.recipes().single(Operation.RESERVE, client, bank, account);
+    Guard guard =
+        Guard.of(
+            scene.library(), client, bank.accountPart(Operation.RESERVE, scene.library(), account));
     CompletableFuture<Void> lost = new CompletableFuture<>();
-    guard.onStateChange(
-        state -> {
-          scene.metrics().heard(state);
-          if (state == LockState.LOST) {
+    HoldListener holds = new HoldListener(scene.checker());
+    guard.addStateListener(
+        change -> {
+          scene.metrics().heard(change.state());
+          if (change.state() == LockState.LOST) {
             lost.complete(null);
           }
         });
+    guard.addStateListener(holds);
     if (!guard.acquire(Duration.ofSeconds(10))) {
       say("instance " + victim.id() + " could not take " + name + " in time; no paused holder");
       return;
     }
     try {
-      long session = SessionLog.sessionOf(client);
-      Hold hold =
-          scene
-              .checker()
-              .enter(
-                  "paused holder",
-                  victim.id(),
-                  session,
-                  List.of(new Claim(bank.lockPath(account), false)),
-                  lost::isDone);
+      long session = Sessions.id(client);
+      Operations.begin(holds, guard, "paused holder, instance " + victim.id(), client);
       try {
         Balance balance = bank.read(client, account);
-        FencedWrite stale =
-            FencedWrite.prepare(
+        FencedStore.Transaction stale =
+            FencedStore.prepare(
                 guard,
                 List.of(
                     bank.write(
@@ -188,9 +185,9 @@ final class Chaos implements AutoCloseable {
                 "instance %d holds %s and stalls before writing; expiring its session 0x%x",
                 victim.id(), name, session));
         scene.metrics().faults.increment();
-        scene.sessions().ended(session, System.nanoTime());
-        var unused = SessionExpiry.expire(client, scene.ensemble().connectString());
-        if (scene.recipes().fenced()) {
+        scene.checker().sessionEnds(session);
+        faults.expireSession(client);
+        if (scene.library().fenced()) {
           say(
               completedWithin(lost, WAIT_FOR_LOSS)
                   ? "instance " + victim.id() + " was told: lock on " + name + " LOST"
@@ -203,16 +200,16 @@ final class Chaos implements AutoCloseable {
         if (completedWithin(overwritten, waitForOverwrite())) {
           say(name + " was written meanwhile by its next holder");
         }
-        describe(victim, name, stale.commit(client));
+        describe(victim, name, stale.commit(client).outcome());
       } finally {
-        scene.checker().leave(hold);
+        holds.end();
       }
     } finally {
       guard.release();
     }
   }
 
-  private void describe(Instance victim, String name, FencedWrite.Outcome outcome) {
+  private void describe(Instance victim, String name, FencedStore.Outcome outcome) {
     String resumes = "instance " + victim.id() + " resumes and commits its prepared write to ";
     switch (outcome) {
       case REFUSED -> {

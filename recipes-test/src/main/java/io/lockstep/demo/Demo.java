@@ -1,5 +1,7 @@
 package io.lockstep.demo;
 
+import io.lockstep.testing.Ensemble;
+import io.lockstep.testing.Library;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,7 +87,7 @@ public final class Demo {
     if (options.embedded()) {
       console.line("Starting an embedded 3-server ZooKeeper ensemble...");
       long begin = System.nanoTime();
-      ensemble = Ensemble.embedded();
+      ensemble = Ensemble.embedded(3, Ensemble.ClientSettings.DEMO);
       console.line(
           "Ensemble up at "
               + ensemble.connectString()
@@ -107,26 +109,26 @@ public final class Demo {
   /** Runs the workload on Lockstep's recipes, then on Curator's if asked; prints progress. */
   static List<RunResult> runWorkloads(DemoOptions options, Ensemble ensemble, Console console)
       throws Exception {
-    List<Recipes> runs = new ArrayList<>(List.of(Recipes.lockstep()));
+    List<Library> runs = new ArrayList<>(List.of(Library.LOCKSTEP));
     if (options.compareCurator()) {
-      runs.add(Recipes.curator());
+      runs.add(Library.CURATOR);
     }
     List<RunResult> results = new ArrayList<>();
     for (int i = 0; i < runs.size(); i++) {
-      Recipes recipes = runs.get(i);
+      Library library = runs.get(i);
       console.line("");
       console.line(
           String.format(
               "Run %d of %d: %s recipes, %d instances x %d threads, %d accounts, %s%s",
               i + 1,
               runs.size(),
-              recipes.name(),
+              library.label(),
               options.instances(),
               options.threads(),
               options.accounts(),
               Report.seconds(options.duration().toNanos()),
               options.chaos() ? ", chaos" : ""));
-      results.add(new Workload(options, ensemble, recipes, console).run());
+      results.add(new Workload(options, ensemble, library, console).run());
     }
     return results;
   }

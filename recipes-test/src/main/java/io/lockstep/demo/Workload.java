@@ -1,10 +1,11 @@
 package io.lockstep.demo;
 
 import io.lockstep.demo.Bank.Balance;
-import io.lockstep.demo.ExclusionChecker.Claim;
-import io.lockstep.demo.ExclusionChecker.Hold;
 import io.lockstep.demo.RunResult.Invariant;
-import io.lockstep.recipes.locks.LockState;
+import io.lockstep.testing.Ensemble;
+import io.lockstep.testing.ExclusionChecker;
+import io.lockstep.testing.Library;
+import io.lockstep.testing.Recipe;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -17,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.CloseableUtils;
 
@@ -54,36 +54,36 @@ import org.apache.curator.utils.CloseableUtils;
  *
  * <p><b>Invariants.</b> Money is conserved: every audit and the final count see the opening total.
  * No account is overdrawn. No two holders are ever inside a lock at once unless both read ({@link
- * ExclusionChecker}); an overlap is excused only when a holder's session had ended, which is
- * exactly the case fencing covers.
+ * ExclusionChecker}); an overlap is excused only when a holder's session had ended or its lock had
+ * told it of the risk or the loss, which is exactly the case fencing covers.
  */
 final class Workload {
-  private static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration STOP_GRACE = Duration.ofSeconds(25);
 
   private final DemoOptions options;
   private final Ensemble ensemble;
-  private final Recipes recipes;
+  private final Library library;
   private final Console console;
   private final Metrics metrics = new Metrics();
   private final ExclusionChecker checker = new ExclusionChecker();
-  private final SessionLog sessions = new SessionLog();
+  private final Operations operations;
 
   /** One simulated service instance: a client with its own session. */
   record Instance(int id, CuratorFramework client) {}
 
-  Workload(DemoOptions options, Ensemble ensemble, Recipes recipes, Console console) {
+  Workload(DemoOptions options, Ensemble ensemble, Library library, Console console) {
     this.options = options;
     this.ensemble = ensemble;
-    this.recipes = recipes;
+    this.library = library;
     this.console = console;
+    this.operations = new Operations(library, metrics, checker);
   }
 
   /** Runs the workload for the configured duration, then checks the invariants. */
   RunResult run() throws Exception {
     String root =
         "/lockstep-demo/"
-            + recipes.name().toLowerCase(Locale.ROOT)
+            + library.label().toLowerCase(Locale.ROOT)
             + "-"
             + UUID.randomUUID().toString().substring(0, 8);
     CuratorFramework admin = ensemble.newClient();
@@ -94,7 +94,7 @@ final class Workload {
       for (int i = 1; i <= options.instances(); i++) {
         CuratorFramework client = ensemble.newClient();
         instances.add(new Instance(i, client));
-        sessions.track(client);
+        checker.followSessions(client);
       }
       return run(admin, bank, instances);
     } finally {
@@ -123,8 +123,7 @@ final class Workload {
         Chaos chaos =
             options.chaos()
                 ? Chaos.start(
-                    new Chaos.Scene(
-                        ensemble, instances, admin, bank, recipes, metrics, checker, sessions),
+                    new Chaos.Scene(ensemble, instances, admin, bank, library, metrics, checker),
                     console,
                     start,
                     options.duration())
@@ -144,18 +143,21 @@ final class Workload {
     closingAudit(instances.get(0), bank);
     List<Balance> balances = bank.readAll(admin);
     return new RunResult(
-        recipes.name(),
-        recipes.fenced(),
-        recipeNames(),
+        library.label(),
+        library.fenced(),
+        recipeNames(bank),
         elapsed,
         metrics,
         invariants(bank, balances));
   }
 
-  private Map<Operation, String> recipeNames() {
+  private Map<Operation, String> recipeNames(Bank bank) {
     Map<Operation, String> names = new EnumMap<>(Operation.class);
-    for (Operation operation : Operation.values()) {
-      names.put(operation, recipes.recipe(operation, options.accounts()));
+    names.put(Operation.TRANSFER, library.describeMultiLock(bank.transferParts(0, 1)));
+    names.put(Operation.AUDIT, library.describeMultiLock(bank.auditParts()));
+    names.put(Operation.BALANCE, Recipe.READ.className(library));
+    for (Operation single : List.of(Operation.RESERVE, Operation.SETTLE)) {
+      names.put(single, bank.accountPart(single, library, 0).mode().className(library));
     }
     return names;
   }
@@ -176,13 +178,13 @@ final class Workload {
                 metrics.auditsBalanced.sum(),
                 unbalanced,
                 metrics.auditsDiscarded.sum()));
-    ExclusionChecker.Verdict verdict = checker.verdict(sessions);
+    ExclusionChecker.Verdict verdict = checker.verdict();
     String overlaps =
         verdict.overlaps() == 0
             ? "no overlaps"
             : String.format(
                 "%,d overlaps, %,d of them excused: a holder's session had ended or its lock"
-                    + " had reported the loss",
+                    + " had reported the risk or the loss",
                 verdict.overlaps(), verdict.excused());
     Invariant exclusion =
         new Invariant(
@@ -216,11 +218,11 @@ final class Workload {
                       : dice < 30 ? Operation.SETTLE : Operation.TRANSFER;
       try {
         switch (operation) {
-          case TRANSFER -> transfer(instance, bank, random);
-          case AUDIT -> audit(instance, bank);
-          case BALANCE -> balance(instance, bank, random.nextInt(bank.accounts()));
+          case TRANSFER -> operations.transfer(instance, bank, random);
+          case AUDIT -> operations.audit(instance, bank);
+          case BALANCE -> operations.balance(instance, bank, random.nextInt(bank.accounts()));
           case RESERVE, SETTLE ->
-              single(operation, instance, bank, random.nextInt(bank.accounts()));
+              operations.single(operation, instance, bank, random.nextInt(bank.accounts()));
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -233,197 +235,12 @@ final class Workload {
   /** One more audit once the workers have stopped, so that every run has audited at least once. */
   private void closingAudit(Instance instance, Bank bank) throws InterruptedException {
     try {
-      audit(instance, bank);
+      operations.audit(instance, bank);
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
       metrics.of(Operation.AUDIT).errors.increment();
       metrics.problem("the closing audit failed: " + e);
     }
-  }
-
-  private void transfer(Instance instance, Bank bank, Random random) throws Exception {
-    int from = random.nextInt(bank.accounts());
-    int to = (from + 1 + random.nextInt(bank.accounts() - 1)) % bank.accounts();
-    long amount = 1 + random.nextInt(100);
-    CuratorFramework client = instance.client();
-    Guard guard = recipes.transfer(client, bank, from, to);
-    List<Claim> claims =
-        List.of(
-            new Claim(bank.lockPath(from), false),
-            new Claim(bank.lockPath(to), false),
-            new Claim(bank.auditPath(from), false),
-            new Claim(bank.auditPath(to), false));
-    underLock(
-        Operation.TRANSFER,
-        instance,
-        guard,
-        claims,
-        () -> {
-          Balance source = bank.read(client, from);
-          Balance target = bank.read(client, to);
-          if (source.available() < amount) {
-            return declined(Operation.TRANSFER);
-          }
-          return write(
-              client,
-              FencedWrite.prepare(
-                  guard,
-                  List.of(
-                      bank.write(client, from, source.plus(-amount)),
-                      bank.write(client, to, target.plus(amount)))));
-        });
-  }
-
-  private void single(Operation operation, Instance instance, Bank bank, int account)
-      throws Exception {
-    CuratorFramework client = instance.client();
-    Guard guard = recipes.single(operation, client, bank, account);
-    underLock(
-        operation,
-        instance,
-        guard,
-        List.of(new Claim(bank.lockPath(account), false)),
-        () -> {
-          Balance balance = bank.read(client, account);
-          Balance updated;
-          if (operation == Operation.RESERVE) {
-            long amount =
-                Math.min(balance.available(), 1 + ThreadLocalRandom.current().nextInt(50));
-            updated = balance.reserve(amount);
-          } else {
-            updated = balance.settle();
-          }
-          if (updated.equals(balance)) {
-            return declined(operation);
-          }
-          return write(
-              client, FencedWrite.prepare(guard, List.of(bank.write(client, account, updated))));
-        });
-  }
-
-  /**
-   * Reads one account under the read side of its audit lock: no transfer can be half-way through
-   * it, so the account must not be overdrawn. The read counts only if the lock was held throughout.
-   */
-  private void balance(Instance instance, Bank bank, int account) throws Exception {
-    CuratorFramework client = instance.client();
-    Guard guard = recipes.balance(client, bank, account);
-    underLock(
-        Operation.BALANCE,
-        instance,
-        guard,
-        List.of(new Claim(bank.auditPath(account), true)),
-        () -> {
-          Balance balance = bank.read(client, account);
-          if (FencedWrite.prepare(guard, List.of()).commit(client)
-              != FencedWrite.Outcome.COMMITTED) {
-            return false;
-          }
-          if (balance.overdrawn()) {
-            metrics.problem(
-                String.format("instance %d read account %d overdrawn", instance.id(), account));
-          }
-          return true;
-        });
-  }
-
-  private void audit(Instance instance, Bank bank) throws Exception {
-    CuratorFramework client = instance.client();
-    Guard guard = recipes.audit(client, bank);
-    List<Claim> claims = new ArrayList<>();
-    for (int i = 0; i < bank.accounts(); i++) {
-      claims.add(new Claim(bank.auditPath(i), true));
-    }
-    underLock(
-        Operation.AUDIT,
-        instance,
-        guard,
-        claims,
-        () -> {
-          List<Balance> balances = bank.readAll(client);
-          // The reads count only if the read locks were held throughout: commit their checks.
-          if (FencedWrite.prepare(guard, List.of()).commit(client)
-              != FencedWrite.Outcome.COMMITTED) {
-            metrics.auditsDiscarded.increment();
-            return false;
-          }
-          long total = balances.stream().mapToLong(Balance::total).sum();
-          boolean overdrawn = balances.stream().anyMatch(Balance::overdrawn);
-          if (total == bank.expectedTotal() && !overdrawn) {
-            metrics.auditsBalanced.increment();
-          } else {
-            metrics.auditsUnbalanced.increment();
-            metrics.problem(
-                String.format(
-                    "instance %d audited %,d instead of %,d%s",
-                    instance.id(),
-                    total,
-                    bank.expectedTotal(),
-                    overdrawn ? " (an account overdrawn)" : ""));
-          }
-          return true;
-        });
-  }
-
-  /** The part of an operation done while its locks are held; true if it completed. */
-  @FunctionalInterface
-  private interface Critical {
-    boolean run() throws Exception;
-  }
-
-  /**
-   * Acquires {@code guard}, runs {@code critical} inside the exclusion checker and releases. The
-   * acquire latency is recorded; a timeout is counted, not thrown.
-   */
-  private void underLock(
-      Operation operation, Instance instance, Guard guard, List<Claim> claims, Critical critical)
-      throws Exception {
-    Metrics.PerOperation counts = metrics.of(operation);
-    AtomicBoolean lost = new AtomicBoolean();
-    guard.onStateChange(
-        state -> {
-          metrics.heard(state);
-          if (state == LockState.LOST) {
-            lost.set(true);
-          }
-        });
-    long begin = System.nanoTime();
-    if (!guard.acquire(ACQUIRE_TIMEOUT)) {
-      counts.timeouts.increment();
-      return;
-    }
-    try {
-      counts.acquired(System.nanoTime() - begin);
-      long session = SessionLog.sessionOf(instance.client());
-      Hold hold = checker.enter(operation.label(), instance.id(), session, claims, lost::get);
-      boolean completed;
-      try {
-        completed = critical.run();
-      } finally {
-        checker.leave(hold);
-      }
-      if (completed) {
-        counts.completed.increment();
-      }
-    } finally {
-      guard.release();
-    }
-  }
-
-  private boolean declined(Operation operation) {
-    metrics.of(operation).declined.increment();
-    return true;
-  }
-
-  /** Commits a prepared write and counts what became of it; true if it committed. */
-  private boolean write(CuratorFramework client, FencedWrite write) throws Exception {
-    FencedWrite.Outcome outcome = write.commit(client);
-    switch (outcome) {
-      case COMMITTED -> metrics.committed.increment();
-      case REFUSED -> metrics.refused.increment();
-      case SKIPPED -> metrics.skipped.increment();
-    }
-    return outcome == FencedWrite.Outcome.COMMITTED;
   }
 }

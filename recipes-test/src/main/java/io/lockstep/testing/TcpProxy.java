@@ -2,19 +2,13 @@ package io.lockstep.testing;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.DelayQueue;
-import java.util.concurrent.Delayed;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,11 +48,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * connection (a reader and a writer in each direction) and one scheduler for delayed closes.
  */
 public final class TcpProxy implements AutoCloseable {
-  private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
-  private static final int BUFFER_SIZE = 16 * 1024;
 
   /** What happens to traffic, as set by the last of {@link #cut()}, blackhole and heal. */
-  private enum Mode {
+  enum Mode {
     FORWARD,
     CUT,
     BLACKHOLE
@@ -68,7 +60,7 @@ public final class TcpProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final Thread acceptor;
   private final ScheduledExecutorService closeScheduler;
-  private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+  private final Set<ProxyConnection> connections = ConcurrentHashMap.newKeySet();
   private final AtomicInteger connectionNumber = new AtomicInteger();
   private final AtomicBoolean proxyClosed = new AtomicBoolean();
 
@@ -76,7 +68,7 @@ public final class TcpProxy implements AutoCloseable {
   private final AtomicLong clientChunkNumber = new AtomicLong();
 
   /** The armed, not yet fired {@link #loseNextResponse} fault; null when none is armed. */
-  private final AtomicReference<LostResponse> armedLostResponse = new AtomicReference<>();
+  private final AtomicReference<ProxyLostResponse> armedLostResponse = new AtomicReference<>();
 
   // Volatile: read lock-free by the acceptor and the writers of every connection. The acceptor
   // registers a connection and then re-reads the mode; cut() writes the mode and then walks the
@@ -88,7 +80,7 @@ public final class TcpProxy implements AutoCloseable {
 
   // Volatile: the fault that awaitResponseLost waits for (the last one armed, fired or not); null
   // before the first loseNextResponse.
-  private volatile LostResponse lastLostResponse;
+  private volatile ProxyLostResponse lastLostResponse;
 
   private TcpProxy(InetSocketAddress target, ServerSocket listener) {
     this.target = target;
@@ -138,7 +130,7 @@ public final class TcpProxy implements AutoCloseable {
    */
   public void cut() {
     mode = Mode.CUT;
-    connections.forEach(Connection::close);
+    connections.forEach(ProxyConnection::close);
   }
 
   /**
@@ -160,8 +152,8 @@ public final class TcpProxy implements AutoCloseable {
   public void heal() {
     mode = Mode.FORWARD;
     // A writer that drops a chunk concurrently marks its connection and then re-reads the mode,
-    // closing the connection itself if the blackhole has already ended (see Connection#dropped).
-    connections.stream().filter(c -> c.droppedBytes).forEach(Connection::close);
+    // closing the connection itself if the blackhole has already ended (see ProxyConnection).
+    connections.stream().filter(ProxyConnection::droppedBytes).forEach(ProxyConnection::close);
   }
 
   /**
@@ -196,7 +188,7 @@ public final class TcpProxy implements AutoCloseable {
     if (closeAfterMillis < 0) {
       throw new IllegalArgumentException("delay must not be negative: " + closeAfterMillis);
     }
-    LostResponse fault = new LostResponse(clientChunkNumber.get(), closeAfterMillis);
+    ProxyLostResponse fault = new ProxyLostResponse(clientChunkNumber.get(), closeAfterMillis);
     lastLostResponse = fault;
     armedLostResponse.set(fault);
   }
@@ -210,7 +202,7 @@ public final class TcpProxy implements AutoCloseable {
    * @throws IllegalStateException if {@link #loseNextResponse} was never called
    */
   public boolean awaitResponseLost(long timeout, TimeUnit unit) throws InterruptedException {
-    LostResponse fault = lastLostResponse;
+    ProxyLostResponse fault = lastLostResponse;
     if (fault == null) {
       throw new IllegalStateException("loseNextResponse was never called");
     }
@@ -229,7 +221,7 @@ public final class TcpProxy implements AutoCloseable {
       return;
     }
     closeQuietly(listener);
-    connections.forEach(Connection::close);
+    connections.forEach(ProxyConnection::close);
     closeScheduler.shutdownNow();
   }
 
@@ -250,7 +242,8 @@ public final class TcpProxy implements AutoCloseable {
         closeQuietly(client);
         continue;
       }
-      Connection connection = new Connection(client, connectionNumber.incrementAndGet());
+      ProxyConnection connection =
+          new ProxyConnection(this, client, connectionNumber.incrementAndGet());
       connections.add(connection);
       if (mode == Mode.CUT || proxyClosed.get()) {
         connection.close();
@@ -260,246 +253,63 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
-  /** One client connection and its connection to the target. */
-  private final class Connection {
-    private final Socket client;
-    private final String name;
-    private final DelayQueue<Chunk> toServer = new DelayQueue<>();
-    private final DelayQueue<Chunk> toClient = new DelayQueue<>();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicInteger directionsEnded = new AtomicInteger();
-
-    // Volatile: set by the connecting thread before connect(), read by close(). Each checks the
-    // other's flag after writing its own, so a socket created during close() is still closed.
-    private volatile Socket server;
-
-    // Volatile: set once by a writer that dropped a chunk in a blackhole, read by heal().
-    private volatile boolean droppedBytes;
-
-    // Volatile: set once by the client-to-server writer when a lost-response fault fires, read by
-    // the server-to-client writer.
-    private volatile boolean responsesLost;
-
-    Connection(Socket client, int number) {
-      this.client = client;
-      this.name = "tcp-proxy-" + port() + "-connection-" + number;
-    }
-
-    void start() {
-      daemonThread(this::connectAndReadClient, name + "-client-reader").start();
-    }
-
-    /** Connects to the target, starts the other threads, then reads the client's bytes. */
-    private void connectAndReadClient() {
-      try {
-        client.setTcpNoDelay(true);
-        Socket socket = new Socket();
-        server = socket;
-        if (closed.get()) {
-          closeQuietly(socket);
-          return;
-        }
-        socket.connect(target, CONNECT_TIMEOUT_MILLIS);
-        socket.setTcpNoDelay(true);
-        daemonThread(() -> read(socket, toClient, false), name + "-server-reader").start();
-        daemonThread(() -> write(toServer, socket, true), name + "-server-writer").start();
-        daemonThread(() -> write(toClient, client, false), name + "-client-writer").start();
-        read(client, toServer, true);
-      } catch (IOException e) {
-        close();
-      }
-    }
-
-    /** Reads chunks from {@code source} and queues them, stamped with their delivery time. */
-    private void read(Socket source, DelayQueue<Chunk> queue, boolean fromClient) {
-      // Confined to this thread: the delivery time of the previous chunk, so chunks stay in order
-      // when the latency is lowered.
-      long previousDueNanos = System.nanoTime();
-      long sequence = 0;
-      byte[] buffer = new byte[BUFFER_SIZE];
-      try {
-        InputStream in = source.getInputStream();
-        while (true) {
-          int count = in.read(buffer);
-          long dueNanos = System.nanoTime() + latencyNanos;
-          if (dueNanos - previousDueNanos < 0) {
-            dueNanos = previousDueNanos;
-          }
-          previousDueNanos = dueNanos;
-          if (count < 0) {
-            queue.add(Chunk.endOfStream(dueNanos, sequence++));
-            return;
-          }
-          long number = fromClient ? clientChunkNumber.incrementAndGet() : 0;
-          queue.add(Chunk.data(Arrays.copyOf(buffer, count), dueNanos, sequence++, number));
-        }
-      } catch (IOException e) {
-        close();
-      }
-    }
-
-    /** Delivers queued chunks to {@code destination} when due, or drops them as faults require. */
-    private void write(DelayQueue<Chunk> queue, Socket destination, boolean toServerSide) {
-      try {
-        OutputStream out = destination.getOutputStream();
-        while (true) {
-          Chunk chunk = queue.take();
-          if (chunk.kind == Chunk.Kind.STOP) {
-            return;
-          }
-          if (mode == Mode.BLACKHOLE) {
-            dropped();
-            continue;
-          }
-          if (!toServerSide && responsesLost) {
-            continue;
-          }
-          LostResponse fault = toServerSide ? claimLostResponse(chunk) : null;
-          if (fault != null) {
-            responsesLost = true; // before the write, so not even a fast answer gets through
-          }
-          if (chunk.kind == Chunk.Kind.END_OF_STREAM) {
-            destination.shutdownOutput();
-            if (directionsEnded.incrementAndGet() == 2) {
-              close();
-            }
-            return;
-          }
-          try {
-            out.write(chunk.data);
-          } catch (IOException e) {
-            if (fault != null) {
-              armedLostResponse.compareAndSet(null, fault); // not delivered: re-arm it
-            }
-            throw e;
-          }
-          if (fault != null) {
-            fault.fired.countDown();
-            var unused =
-                closeScheduler.schedule(this::close, fault.closeAfterMillis, TimeUnit.MILLISECONDS);
-          }
-        }
-      } catch (IOException e) {
-        close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        close();
-      } catch (RejectedExecutionException e) { // the proxy is closing: its scheduler is shut down
-        close();
-      }
-    }
-
-    /** Takes the armed lost-response fault if {@code chunk} is client data read after arming. */
-    private LostResponse claimLostResponse(Chunk chunk) {
-      LostResponse fault = armedLostResponse.get();
-      if (fault == null
-          || chunk.kind != Chunk.Kind.DATA
-          || chunk.clientChunkNumber <= fault.armedAfterChunk
-          || !armedLostResponse.compareAndSet(fault, null)) {
-        return null;
-      }
-      return fault;
-    }
-
-    /** Records a chunk dropped by a blackhole; closes if heal() already ran and missed it. */
-    private void dropped() {
-      droppedBytes = true;
-      if (mode != Mode.BLACKHOLE) {
-        close();
-      }
-    }
-
-    /** Closes both sockets and stops this connection's threads; idempotent. */
-    void close() {
-      if (!closed.compareAndSet(false, true)) {
-        return;
-      }
-      closeQuietly(client);
-      closeQuietly(server);
-      toServer.add(Chunk.STOP);
-      toClient.add(Chunk.STOP);
-      connections.remove(this);
-    }
-
-    @Override
-    public String toString() {
-      return name;
-    }
+  /** The current mode, read lock-free by the connections' writers. */
+  Mode mode() {
+    return mode;
   }
 
-  /** A piece of one direction's byte stream, due for delivery at {@code dueNanos}. */
-  private static final class Chunk implements Delayed {
-    enum Kind {
-      DATA,
-      END_OF_STREAM,
-      STOP
-    }
-
-    /** Tells a writer to exit; always due and ahead of every other chunk. */
-    static final Chunk STOP = new Chunk(Kind.STOP, null, 0, 0, 0);
-
-    final Kind kind;
-    final byte[] data;
-    final long dueNanos;
-    final long sequence;
-    final long clientChunkNumber;
-
-    private Chunk(Kind kind, byte[] data, long dueNanos, long sequence, long clientChunkNumber) {
-      this.kind = kind;
-      this.data = data;
-      this.dueNanos = dueNanos;
-      this.sequence = sequence;
-      this.clientChunkNumber = clientChunkNumber;
-    }
-
-    static Chunk data(byte[] data, long dueNanos, long sequence, long clientChunkNumber) {
-      return new Chunk(Kind.DATA, data, dueNanos, sequence, clientChunkNumber);
-    }
-
-    static Chunk endOfStream(long dueNanos, long sequence) {
-      return new Chunk(Kind.END_OF_STREAM, null, dueNanos, sequence, 0);
-    }
-
-    @Override
-    public long getDelay(TimeUnit unit) {
-      if (kind == Kind.STOP) {
-        return -1;
-      }
-      return unit.convert(dueNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
-    }
-
-    @Override
-    public int compareTo(Delayed other) {
-      Chunk that = (Chunk) other;
-      if (kind == Kind.STOP || that.kind == Kind.STOP) {
-        return Boolean.compare(that.kind == Kind.STOP, kind == Kind.STOP);
-      }
-      int byDue = Long.signum(dueNanos - that.dueNanos);
-      return byDue != 0 ? byDue : Long.compare(sequence, that.sequence);
-    }
+  /** The latency to stamp on a chunk read now. */
+  long latencyNanos() {
+    return latencyNanos;
   }
 
-  /** An armed {@link #loseNextResponse} fault. */
-  private static final class LostResponse {
-    /** The last client chunk number when armed; only later chunks can fire the fault. */
-    final long armedAfterChunk;
-
-    final long closeAfterMillis;
-    final CountDownLatch fired = new CountDownLatch(1);
-
-    LostResponse(long armedAfterChunk, long closeAfterMillis) {
-      this.armedAfterChunk = armedAfterChunk;
-      this.closeAfterMillis = closeAfterMillis;
-    }
+  /** The number of a chunk just read from a client. */
+  long nextClientChunkNumber() {
+    return clientChunkNumber.incrementAndGet();
   }
 
-  private static Thread daemonThread(Runnable task, String name) {
+  InetSocketAddress target() {
+    return target;
+  }
+
+  /** Takes the armed lost-response fault if {@code chunk} is client data read after arming. */
+  ProxyLostResponse claimLostResponse(ProxyChunk chunk) {
+    ProxyLostResponse fault = armedLostResponse.get();
+    if (fault == null
+        || chunk.kind != ProxyChunk.Kind.DATA
+        || chunk.clientChunkNumber <= fault.armedAfterChunk
+        || !armedLostResponse.compareAndSet(fault, null)) {
+      return null;
+    }
+    return fault;
+  }
+
+  /** Arms {@code fault} again after its chunk could not be delivered, unless another is armed. */
+  void rearm(ProxyLostResponse fault) {
+    armedLostResponse.compareAndSet(null, fault);
+  }
+
+  /**
+   * Closes {@code connection} {@code millis} from now.
+   *
+   * @throws RejectedExecutionException if the proxy is closing
+   */
+  void closeLater(ProxyConnection connection, long millis) {
+    var unused = closeScheduler.schedule(connection::close, millis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Forgets a connection that closed. */
+  void forget(ProxyConnection connection) {
+    connections.remove(connection);
+  }
+
+  static Thread daemonThread(Runnable task, String name) {
     Thread thread = new Thread(task, name);
     thread.setDaemon(true);
     return thread;
   }
 
-  private static void closeQuietly(Closeable closeable) {
+  static void closeQuietly(Closeable closeable) {
     if (closeable == null) {
       return;
     }

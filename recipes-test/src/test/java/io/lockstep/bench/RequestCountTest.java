@@ -2,6 +2,8 @@ package io.lockstep.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lockstep.testing.Library;
+import io.lockstep.testing.Recipe;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;

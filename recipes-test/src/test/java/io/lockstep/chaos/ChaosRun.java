@@ -2,41 +2,55 @@ package io.lockstep.chaos;
 
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.testing.Ensemble;
+import io.lockstep.testing.ExclusionChecker;
+import io.lockstep.testing.FaultInjector;
+import io.lockstep.testing.FencedStore;
+import io.lockstep.testing.Links;
 import io.lockstep.testing.ServerStats;
-import io.lockstep.testing.TcpProxy;
+import io.lockstep.testing.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingCluster;
 import org.apache.curator.utils.CloseableUtils;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One chaos run: a three-server ensemble, clients behind fault proxies running every recipe in a
- * seeded random schedule, a fault injector, and the checks of the run's history.
+ * seeded random schedule, a fault schedule, and the checks of the run's history.
  *
- * <p>Each client reaches each server through its own {@link TcpProxy}, so the harness can cut one
- * client off from the whole ensemble (with resets, or silently), slow its links, or expire its
- * session, while servers (the leader among them) are killed and restarted. After the run the
- * workers stop, the faults heal, and the checkers look at what happened.
+ * <p>Each client reaches each server through its own {@link Links}, so the harness can cut one
+ * client off from the whole ensemble (with resets, or silently), slow its links, lose the answer to
+ * its next request, expire its session, or close it and start a fresh one in its place, while
+ * servers (the leader among them) are killed and restarted. After the run the workers stop, the
+ * faults heal, and the checkers look at what happened.
  */
 final class ChaosRun implements AutoCloseable {
   static final int SESSION_TIMEOUT_MS = 6_000;
   static final int CONNECTION_TIMEOUT_MS = 3_000;
 
-  /** The run's shape. */
-  record Config(long seed, Duration duration, int clients, int workersPerClient) {}
+  private static final Ensemble.ClientSettings CLIENTS =
+      new Ensemble.ClientSettings(SESSION_TIMEOUT_MS, CONNECTION_TIMEOUT_MS, 100, 8, 1_000);
+
+  /**
+   * The run's shape.
+   *
+   * @param clientFaults whether the schedule also closes clients, starts clients behind slow links
+   *     and loses the answers to their creates
+   */
+  record Config(
+      long seed, Duration duration, int clients, int workersPerClient, boolean clientFaults) {}
 
   /**
    * A ZooKeeper write committed under a lock: the data node, the writer's token, the commit zxid.
@@ -46,58 +60,67 @@ final class ChaosRun implements AutoCloseable {
   /** A write the fenced resource refused. */
   record Refusal(String path, long token, long at, boolean holderCounting) {}
 
-  /** One client: its session, its proxies (one per server) and its workers' current holds. */
+  /**
+   * One client slot: its links (one proxy per server), its current Curator client (replaced when
+   * the schedule closes it), and what its workers are doing.
+   */
   static final class Client {
     final int id;
-    final CuratorFramework curator;
-    final List<TcpProxy> proxies;
-    final Map<Integer, History.Hold> currentHolds = new ConcurrentHashMap<>();
-    final java.util.Set<Integer> slowHolds = ConcurrentHashMap.newKeySet();
+    final Links links;
+    final Set<Integer> holding = ConcurrentHashMap.newKeySet();
+    final Set<Integer> slowHolds = ConcurrentHashMap.newKeySet();
+    final AtomicInteger acquiring = new AtomicInteger();
 
-    Client(int id, CuratorFramework curator, List<TcpProxy> proxies) {
+    /** Set by the schedule: the next worker to acquire loses the answer to its next request. */
+    final AtomicBoolean loseNextAnswer = new AtomicBoolean();
+
+    // Volatile: replaced by the fault schedule, read by the workers for each new lock.
+    private volatile CuratorFramework curator;
+
+    Client(int id, Links links, CuratorFramework curator) {
       this.id = id;
+      this.links = links;
       this.curator = curator;
-      this.proxies = proxies;
+    }
+
+    CuratorFramework curator() {
+      return curator;
+    }
+
+    /** Whether a worker is waiting for or holding a lock. */
+    boolean busy() {
+      return acquiring.get() > 0 || !holding.isEmpty();
     }
   }
 
   final Config config;
   final Tally tally = new Tally();
-  final History history = new History();
-  final FencedResource fenced = new FencedResource();
+  final ExclusionChecker checker = new ExclusionChecker();
+  final FencedStore fenced = new FencedStore();
   final ConcurrentLinkedQueue<Commit> commits = new ConcurrentLinkedQueue<>();
   final ConcurrentLinkedQueue<Refusal> refusals = new ConcurrentLinkedQueue<>();
   final AtomicBoolean stopping = new AtomicBoolean();
   final List<Client> clients = new ArrayList<>();
-  private TestingCluster cluster;
+  private final ConcurrentLinkedQueue<CuratorFramework> closed = new ConcurrentLinkedQueue<>();
+  private Ensemble ensemble;
+  private FaultInjector faults;
   private CuratorFramework admin;
 
   ChaosRun(Config config) {
     this.config = config;
   }
 
-  static {
-    System.setProperty("zookeeper.4lw.commands.whitelist", "*");
-    System.setProperty("zookeeper.admin.enableServer", "false");
-  }
-
   /** Runs the whole thing and returns the tally (violations included). */
   Tally run() throws Exception {
-    cluster = new TestingCluster(3);
-    cluster.start();
-    admin = newClient(cluster.getConnectString());
+    ensemble = Ensemble.embedded(3, CLIENTS);
+    faults = new FaultInjector(ensemble, 2);
+    admin = ensemble.newClient();
     for (String path : Workload.allLockPaths()) {
       admin.create().creatingParentsIfNeeded().forPath(Workload.dataNode(path), new byte[8]);
     }
     for (int i = 0; i < config.clients(); i++) {
-      List<TcpProxy> proxies = new ArrayList<>();
-      List<String> addresses = new ArrayList<>();
-      for (InstanceSpec instance : cluster.getInstances()) {
-        TcpProxy proxy = TcpProxy.start("127.0.0.1", instance.getPort());
-        proxies.add(proxy);
-        addresses.add(proxy.connectString());
-      }
-      clients.add(new Client(i, newClient(String.join(",", addresses)), proxies));
+      Links links = Links.to(ensemble);
+      clients.add(new Client(i, links, ensemble.newClient(links.connectString())));
     }
 
     Random random = new Random(config.seed());
@@ -110,17 +133,18 @@ final class ChaosRun implements AutoCloseable {
         workers.add(thread);
       }
     }
-    FaultInjector faults = new FaultInjector(this, new Random(random.nextLong()));
-    Thread faultThread = new Thread(faults, "chaos-faults");
-    faultThread.setDaemon(true);
+    FaultSchedule schedule = new FaultSchedule(this, faults, new Random(random.nextLong()));
+    Thread scheduleThread = new Thread(schedule, "chaos-faults");
+    scheduleThread.setDaemon(true);
 
     workers.forEach(Thread::start);
-    faultThread.start();
+    scheduleThread.start();
     TimeUnit.MILLISECONDS.sleep(config.duration().toMillis()); // the run's length is the point
     stopping.set(true);
 
-    faultThread.join(60_000);
+    scheduleThread.join(60_000);
     faults.healEverything();
+    faults.failures().forEach(tally::violation);
     for (Thread worker : workers) {
       worker.join(120_000);
       if (worker.isAlive()) {
@@ -133,29 +157,37 @@ final class ChaosRun implements AutoCloseable {
     return tally;
   }
 
-  private CuratorFramework newClient(String connectString) throws InterruptedException {
-    CuratorFramework client =
-        CuratorFrameworkFactory.builder()
-            .connectString(connectString)
-            .sessionTimeoutMs(SESSION_TIMEOUT_MS)
-            .connectionTimeoutMs(CONNECTION_TIMEOUT_MS)
-            .retryPolicy(new ExponentialBackoffRetry(100, 8, 1_000))
-            .build();
-    client.start();
-    if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("client could not connect to " + connectString);
-    }
-    return client;
+  /** The faults, for the workers that arm a lost answer right before they acquire. */
+  FaultInjector faults() {
+    return faults;
   }
 
-  TestingCluster cluster() {
-    return cluster;
+  Ensemble ensemble() {
+    return ensemble;
+  }
+
+  /**
+   * Closes the client's Curator client, as an application shutting a component down would; its
+   * workers' next locks fail until {@link #startClient} puts a fresh one in its place. Its holds
+   * end in the history at the close: the closed client's session ends with it, and fencing is what
+   * must protect the resource from a holder that was not told.
+   */
+  void closeClient(Client client) {
+    CuratorFramework old = client.curator;
+    checker.sessionEnds(Sessions.id(old));
+    old.close();
+    closed.add(old);
+  }
+
+  /** Puts a fresh Curator client in the client's place, started but not yet connected. */
+  void startClient(Client client) {
+    client.curator = ensemble.startClient(client.links.connectString());
   }
 
   /** Checkers 1 and 2: no overlap, tokens in hold order, fenced writes consistent. */
   private void checkHistory() {
-    history.overlaps().forEach(tally::violation);
-    history.tokenOrderViolations().forEach(tally::violation);
+    checker.overlaps().forEach(tally::violation);
+    checker.tokenOrderViolations().forEach(tally::violation);
     checkRefusals();
     checkCommitOrder();
   }
@@ -166,14 +198,11 @@ final class ChaosRun implements AutoCloseable {
    */
   private void checkRefusals() {
     for (Refusal refusal : refusals) {
-      if (refusal.holderCounting() && !overtaken(refusal)) {
+      if (refusal.holderCounting()
+          && !checker.overtakenBefore(refusal.path(), refusal.token(), refusal.at())) {
         tally.violation("fenced resource refused the current holder: " + refusal);
       }
     }
-  }
-
-  private boolean overtaken(Refusal refusal) {
-    return history.overtakenBefore(refusal.path(), refusal.token(), refusal.at());
   }
 
   /**
@@ -229,7 +258,7 @@ final class ChaosRun implements AutoCloseable {
 
   private List<String> leftovers() {
     List<String> found = new ArrayList<>();
-    for (InstanceSpec instance : cluster.getInstances()) {
+    for (InstanceSpec instance : ensemble.servers()) {
       ServerStats stats = new ServerStats("127.0.0.1", instance.getPort());
       try {
         long ephemerals = stats.monitor("zk_ephemerals_count");
@@ -247,10 +276,14 @@ final class ChaosRun implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    clients.forEach(client -> client.proxies.forEach(TcpProxy::close));
+  public void close() throws Exception {
+    if (faults != null) {
+      faults.close();
+    }
+    clients.forEach(client -> client.links.close());
     clients.forEach(client -> CloseableUtils.closeQuietly(client.curator));
+    closed.forEach(CloseableUtils::closeQuietly);
     CloseableUtils.closeQuietly(admin);
-    CloseableUtils.closeQuietly(cluster);
+    CloseableUtils.closeQuietly(ensemble);
   }
 }

@@ -16,6 +16,9 @@ final class Tally {
   final LongAdder partitionsCut = new LongAdder();
   final LongAdder partitionsSilent = new LongAdder();
   final LongAdder slowLinks = new LongAdder();
+  final LongAdder clientCloses = new LongAdder();
+  final LongAdder slowFirstConnects = new LongAdder();
+  final LongAdder lostAnswers = new LongAdder();
   final LongAdder atRisk = new LongAdder();
   final LongAdder lost = new LongAdder();
   final LongAdder fencedWritesAccepted = new LongAdder();
@@ -34,28 +37,39 @@ final class Tally {
         + sessionExpiries.sum()
         + partitionsCut.sum()
         + partitionsSilent.sum()
-        + slowLinks.sum();
+        + slowLinks.sum()
+        + clientCloses.sum()
+        + slowFirstConnects.sum()
+        + lostAnswers.sum();
   }
 
   /** One line per figure, as the chaos profile prints them. */
-  List<String> summary(long seed, long seconds, int clients, int workers) {
+  List<String> summary(ChaosRun.Config config) {
     return List.of(
         String.format(
-            "chaos run: seed=%d duration=%ds clients=%d workers=%d",
-            seed, seconds, clients, workers),
+            "chaos run: seed=%d duration=%ds clients=%d workers=%d client-faults=%s",
+            config.seed(),
+            config.duration().toSeconds(),
+            config.clients(),
+            config.clients() * config.workersPerClient(),
+            config.clientFaults() ? "on" : "off"),
         String.format(
             "chaos operations: acquired=%d timed-out=%d failed=%d released=%d",
             acquired.sum(), timedOut.sum(), failed.sum(), released.sum()),
         String.format(
             "chaos faults: server-kills=%d (leader %d) session-expiries=%d partitions=%d (cut %d,"
-                + " silent %d) slow-links=%d",
+                + " silent %d) slow-links=%d client-closes=%d slow-first-connects=%d"
+                + " lost-create-answers=%d",
             serverKills.sum(),
             leaderKills.sum(),
             sessionExpiries.sum(),
             partitionsCut.sum() + partitionsSilent.sum(),
             partitionsCut.sum(),
             partitionsSilent.sum(),
-            slowLinks.sum()),
+            slowLinks.sum(),
+            clientCloses.sum(),
+            slowFirstConnects.sum(),
+            lostAnswers.sum()),
         String.format("chaos loss notifications: at-risk=%d lost=%d", atRisk.sum(), lost.sum()),
         String.format(
             "chaos fenced writes: resource accepted=%d refused-stale=%d; zookeeper committed=%d"

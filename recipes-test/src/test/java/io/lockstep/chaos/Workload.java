@@ -5,10 +5,14 @@ import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockStateChange;
-import io.lockstep.recipes.locks.MultiMutex;
-import io.lockstep.recipes.locks.NonReentrantMutex;
-import io.lockstep.recipes.locks.ReadWriteMutex;
-import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.testing.ExclusionChecker;
+import io.lockstep.testing.FencedStore;
+import io.lockstep.testing.Guard;
+import io.lockstep.testing.HoldListener;
+import io.lockstep.testing.Library;
+import io.lockstep.testing.LockPart;
+import io.lockstep.testing.Recipe;
+import io.lockstep.testing.Sessions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -19,11 +23,12 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.api.transaction.OperationType;
-import org.apache.zookeeper.KeeperException;
 
 /**
- * One worker of a chaos run: takes random locks of every recipe with random budgets, writes under
- * them with fencing tokens and ownership checks, and records what happened.
+ * One worker of a chaos run: takes random locks of every recipe of the catalogue with random
+ * budgets, writes under them with fencing tokens and ownership checks, and records what happened.
+ * Each lock is built on the client's current Curator client, which the schedule may close under it
+ * (then acquire fails with {@link LockException} and a hold is lost).
  */
 final class Workload implements Runnable {
   private static final List<String> MUTEX_PATHS = List.of("/chaos/m0", "/chaos/m1", "/chaos/m2");
@@ -38,24 +43,18 @@ final class Workload implements Runnable {
   /** Longest a release may take (its delete is retried, then handed to the background). */
   private static final long RELEASE_WATCHDOG_MS = 30_000;
 
-  private enum Op {
-    MUTEX,
-    NON_REENTRANT,
-    READ,
-    WRITE,
-    MULTI,
-    MULTI_MIXED
+  /** A lock chosen for one operation, the client it was built on, and its hold in the history. */
+  private record Choice(Guard guard, CuratorFramework curator, HoldListener holds) {
+    FencedLock lock() {
+      return guard.fencedLock();
+    }
   }
-
-  /** A lock chosen for one operation, with the paths it covers and how. */
-  private record Choice(FencedLock lock, List<String> exclusive, List<String> shared) {}
 
   private final ChaosRun run;
   private final ChaosRun.Client client;
   private final int worker;
   private final Random random;
   private final String holderName;
-  private volatile History.Hold current; // written by this worker, read by listeners and faults
 
   Workload(ChaosRun run, ChaosRun.Client client, int worker, Random random) {
     this.run = run;
@@ -80,7 +79,17 @@ final class Workload implements Runnable {
   public void run() {
     while (!run.stopping.get()) {
       try {
-        operate(choose());
+        Choice choice;
+        try {
+          choice = choose();
+        } catch (LockException closedUnderUs) {
+          // A multi-lock checks its transaction's size with the client, which fails once the
+          // schedule has closed it: a failure of this operation, like an acquire's.
+          run.tally.failed.increment();
+          TimeUnit.MILLISECONDS.sleep(random.nextInt(20));
+          continue;
+        }
+        operate(choice);
         TimeUnit.MILLISECONDS.sleep(random.nextInt(20)); // pacing between operations
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -91,56 +100,38 @@ final class Workload implements Runnable {
     }
   }
 
+  /** A random recipe of the catalogue on random paths, through the client's current client. */
   private Choice choose() {
-    CuratorFramework curator = client.curator;
-    Op op = Op.values()[random.nextInt(Op.values().length)];
+    CuratorFramework curator = client.curator();
+    Recipe recipe = Recipe.values()[random.nextInt(Recipe.values().length)];
     String mutexPath = MUTEX_PATHS.get(random.nextInt(MUTEX_PATHS.size()));
     String rwPath = RW_PATHS.get(random.nextInt(RW_PATHS.size()));
-    switch (op) {
-      case MUTEX:
-        return listened(
-            new Choice(new ReentrantMutex(curator, mutexPath), List.of(mutexPath), List.of()));
-      case NON_REENTRANT:
-        return listened(
-            new Choice(new NonReentrantMutex(curator, mutexPath), List.of(mutexPath), List.of()));
-      case READ:
-        return listened(
-            new Choice(new ReadWriteMutex(curator, rwPath).readLock(), List.of(), List.of(rwPath)));
-      case WRITE:
-        return listened(
-            new Choice(
-                new ReadWriteMutex(curator, rwPath).writeLock(), List.of(rwPath), List.of()));
-      case MULTI:
-        List<String> paths = new ArrayList<>(MUTEX_PATHS);
-        Collections.shuffle(paths, random);
-        paths = paths.subList(0, 2 + random.nextInt(2));
-        return listened(new Choice(new MultiMutex(curator, paths), paths, List.of()));
-      case MULTI_MIXED:
-      default:
-        MultiMutex mixed = MultiMutex.builder(curator).mutex(mutexPath).write(rwPath).build();
-        return listened(new Choice(mixed, List.of(mutexPath, rwPath), List.of()));
-    }
+    List<LockPart> parts =
+        switch (recipe) {
+          case MUTEX, NON_REENTRANT_MUTEX -> List.of(new LockPart(recipe, mutexPath));
+          case READ, WRITE -> List.of(new LockPart(recipe, rwPath));
+          case MULTI -> {
+            List<String> paths = new ArrayList<>(MUTEX_PATHS);
+            Collections.shuffle(paths, random);
+            yield paths.subList(0, 2 + random.nextInt(2)).stream().map(LockPart::mutex).toList();
+          }
+          case MULTI_MIXED -> List.of(LockPart.mutex(mutexPath), LockPart.write(rwPath));
+        };
+    Guard guard =
+        recipe.isMulti()
+            ? Guard.multi(Library.LOCKSTEP, curator, parts)
+            : Guard.of(Library.LOCKSTEP, curator, parts.get(0));
+    HoldListener holds = new HoldListener(run.checker);
+    guard.addStateListener(this::count);
+    guard.addStateListener(holds);
+    return new Choice(guard, curator, holds);
   }
 
-  private Choice listened(Choice choice) {
-    choice.lock().getStateListenable().addListener(this::onStateChanged);
-    return choice;
-  }
-
-  private void onStateChanged(LockStateChange change) {
-    History.Hold hold = current;
+  private void count(LockStateChange change) {
     if (change.state() == LockState.AT_RISK) {
       run.tally.atRisk.increment();
     } else if (change.state() == LockState.LOST) {
       run.tally.lost.increment();
-    }
-    if (hold == null || hold.token() != change.fencingToken()) {
-      return;
-    }
-    if (change.state() == LockState.AT_RISK || change.state() == LockState.LOST) {
-      run.history.pause(hold);
-    } else if (change.state() == LockState.HELD) {
-      run.history.resume(hold);
     }
   }
 
@@ -148,7 +139,9 @@ final class Workload implements Runnable {
     long budgetMs = random.nextInt(10) < 3 ? -1 : 300 + random.nextInt(4_700);
     long start = System.nanoTime();
     boolean acquired;
+    client.acquiring.incrementAndGet();
     try {
+      armLostAnswer();
       if (budgetMs < 0) {
         choice.lock().acquire();
         acquired = true;
@@ -159,6 +152,8 @@ final class Workload implements Runnable {
       run.tally.failed.increment();
       checkBound("acquire (failed)", start, budgetMs);
       return;
+    } finally {
+      client.acquiring.decrementAndGet();
     }
     checkBound("acquire", start, budgetMs);
     if (!acquired) {
@@ -169,9 +164,23 @@ final class Workload implements Runnable {
     hold(choice);
   }
 
+  /**
+   * If the schedule asked for it, loses the answer to the client's next request, right before this
+   * worker's acquire sends its create: a create the server applies while the client never hears.
+   * The request stays pending while the client has no connection to arm it on (it is between
+   * servers).
+   */
+  private void armLostAnswer() {
+    if (client.loseNextAnswer.get()
+        && run.faults().loseNextResponse(client.links, 100 + random.nextInt(900))
+        && client.loseNextAnswer.compareAndSet(true, false)) {
+      run.tally.lostAnswers.increment();
+    }
+  }
+
   private void hold(Choice choice) throws InterruptedException {
-    boolean exclusive = !choice.exclusive().isEmpty();
-    List<String> paths = exclusive ? choice.exclusive() : choice.shared();
+    List<LockPart> parts = choice.guard().parts();
+    boolean exclusive = parts.stream().noneMatch(LockPart::shared);
     long token;
     try {
       token = choice.lock().fencingToken();
@@ -179,9 +188,11 @@ final class Workload implements Runnable {
       release(choice);
       return;
     }
-    History.Hold hold = run.history.begin(holderName, paths, exclusive, token);
-    current = hold;
-    client.currentHolds.put(worker, hold);
+    // 0 if the schedule closed the client since the grant: such a hold never counts
+    long session = Sessions.id(choice.curator());
+    ExclusionChecker.Hold hold =
+        choice.holds().begin(holderName, parts, token, session, session != 0);
+    client.holding.add(worker);
     try {
       // Most guarded work is short; one hold in ten is slow, so faults catch holders mid-work.
       boolean slow = random.nextInt(10) == 0;
@@ -191,56 +202,54 @@ final class Workload implements Runnable {
       int steps = slow ? 2 + random.nextInt(8) : 2;
       for (int step = 0; step < steps; step++) {
         if (exclusive) {
-          writeFenced(choice, paths, token);
+          writeFenced(choice, hold, token);
         }
         TimeUnit.MILLISECONDS.sleep(slow ? 100 + random.nextInt(300) : random.nextInt(8));
       }
     } finally {
-      run.history.pause(hold);
+      choice.holds().end();
       client.slowHolds.remove(worker);
-      client.currentHolds.remove(worker);
-      current = null;
+      client.holding.remove(worker);
       release(choice);
     }
   }
 
-  private void writeFenced(Choice choice, List<String> paths, long token) {
-    for (String path : paths) {
-      if (run.fenced.write(path, token)) {
+  /** Writes every path held to the fenced resource, then to ZooKeeper under ownership checks. */
+  private void writeFenced(Choice choice, ExclusionChecker.Hold hold, long token) {
+    List<LockPart> parts = choice.guard().parts();
+    for (LockPart part : parts) {
+      if (run.fenced.write(part.path(), token)) {
         run.tally.fencedWritesAccepted.increment();
       } else {
         run.tally.fencedWritesRefused.increment();
-        History.Hold hold = current;
         run.refusals.add(
             new ChaosRun.Refusal(
-                path, token, System.nanoTime(), hold != null && run.history.isCounting(hold)));
+                part.path(), token, System.nanoTime(), run.checker.isCounting(hold)));
       }
     }
-    List<CuratorOp> ops;
     try {
-      ops = new ArrayList<>(choice.lock().ownershipChecks());
-      for (String path : paths) {
-        ops.add(client.curator.transactionOp().setData().forPath(dataNode(path), bytes(token)));
+      CuratorFramework curator = choice.curator();
+      List<CuratorOp> writes = new ArrayList<>();
+      for (LockPart part : parts) {
+        writes.add(curator.transactionOp().setData().forPath(dataNode(part.path()), bytes(token)));
       }
-    } catch (LockOwnershipLostException e) {
-      run.tally.zkWritesRefused.increment(); // the lock knows it was lost: nothing sent
-      return;
-    } catch (Exception e) {
-      run.tally.zkWritesUnsure.increment();
-      return;
-    }
-    try {
-      for (CuratorTransactionResult result : client.curator.transaction().forOperations(ops)) {
-        if (result.getType() == OperationType.SET_DATA) {
-          run.commits.add(
-              new ChaosRun.Commit(result.getForPath(), token, result.getResultStat().getMzxid()));
+      FencedStore.Committed committed = FencedStore.prepare(choice.guard(), writes).commit(curator);
+      switch (committed.outcome()) {
+        case COMMITTED -> {
+          for (CuratorTransactionResult result : committed.results()) {
+            if (result.getType() == OperationType.SET_DATA) {
+              run.commits.add(
+                  new ChaosRun.Commit(
+                      result.getForPath(), token, result.getResultStat().getMzxid()));
+            }
+          }
+          run.tally.zkWritesCommitted.increment();
         }
+        // SKIPPED: the lock knew it was lost, nothing sent; REFUSED: an ownership check failed
+        case SKIPPED, REFUSED -> run.tally.zkWritesRefused.increment();
       }
-      run.tally.zkWritesCommitted.increment();
-    } catch (KeeperException.NoNodeException e) {
-      run.tally.zkWritesRefused.increment(); // an ownership check found our node gone
     } catch (Exception e) {
-      run.tally.zkWritesUnsure.increment();
+      run.tally.zkWritesUnsure.increment(); // connection lost, or the client closed
     }
   }
 
@@ -278,10 +287,5 @@ final class Workload implements Runnable {
 
   private static byte[] bytes(long token) {
     return ByteBuffer.allocate(Long.BYTES).putLong(token).array();
-  }
-
-  /** Ends the current hold now: the harness just expired this client's session. */
-  static void expired(ChaosRun.Client client, History history) {
-    client.currentHolds.values().forEach(history::pause);
   }
 }

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.NonReentrantMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.testing.Ensemble;
+import io.lockstep.testing.Sessions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -174,8 +176,8 @@ class DemoTest {
               false);
 
       assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
-      String holderSession = "0x" + Long.toHexString(SessionLog.sessionOf(holderClient));
-      String waiterSession = "0x" + Long.toHexString(SessionLog.sessionOf(waiterClient));
+      String holderSession = "0x" + Long.toHexString(Sessions.id(holderClient));
+      String waiterSession = "0x" + Long.toHexString(Sessions.id(waiterClient));
       assertThat(output().lines())
           .contains("/locks/orders: 1 holder, 1 waiter", "/catalog: 1 holder, 0 waiters")
           .contains("/locks/none: not held, nobody waiting")

@@ -1,0 +1,244 @@
+package io.lockstep.bench;
+
+import static io.lockstep.bench.Figures.decimals;
+import static io.lockstep.bench.Figures.mark;
+import static io.lockstep.bench.Figures.number;
+
+import io.lockstep.bench.ContentionScenario.ClientMode;
+import io.lockstep.testing.Library;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The tables of the benchmark page's sections, one block each: Curator's figure, ours and the ratio
+ * on every row, with the section's chart. Each method returns "" when the run did not measure the
+ * section.
+ */
+final class SectionTables {
+  private final SuiteSettings settings;
+  private final SuiteResults results;
+
+  SectionTables(SuiteSettings settings, SuiteResults results) {
+    this.settings = settings;
+    this.results = results;
+  }
+
+  String uncontended() {
+    MarkdownTable table =
+        new MarkdownTable(
+            "recipe",
+            "Curator",
+            "Lockstep",
+            "Curator cycles/s",
+            "Lockstep cycles/s",
+            "Lockstep ÷ Curator",
+            "requests per cycle (writes), Curator / Lockstep",
+            "response bytes per cycle, Curator / Lockstep");
+    table.alignRight(3, 4, 5, 6, 7);
+    for (SuiteResults.Row row : SuiteResults.UNCONTENDED_ROWS) {
+      Map<Library, SuiteResults.Score> scores = results.scores.get(row);
+      Map<Library, CycleCost> costs = results.costs.get(row);
+      if (scores == null && costs == null) {
+        continue;
+      }
+      String[] rates = {"", "", ""};
+      if (scores != null && scores.size() == 2) {
+        SuiteResults.Score curator = scores.get(Library.CURATOR);
+        SuiteResults.Score ours = scores.get(Library.LOCKSTEP);
+        rates =
+            new String[] {
+              Figures.rate(curator),
+              Figures.rate(ours),
+              mark(ours.perSecond() / curator.perSecond())
+            };
+      }
+      String requests = "";
+      String bytes = "";
+      if (costs != null && costs.size() == 2) {
+        CycleCost curator = costs.get(Library.CURATOR);
+        CycleCost ours = costs.get(Library.LOCKSTEP);
+        requests =
+            String.format(
+                "%s (%s) / %s (%s)",
+                number(curator.requestsPerCycle()),
+                number(curator.writesPerCycle()),
+                number(ours.requestsPerCycle()),
+                number(ours.writesPerCycle()));
+        bytes =
+            number(curator.responseBytesPerCycle()) + " / " + number(ours.responseBytesPerCycle());
+      }
+      table.row(
+          row.label(),
+          "`" + row.recipe().className(Library.CURATOR) + "`",
+          "`" + row.recipe().className(Library.LOCKSTEP) + "`",
+          rates[0],
+          rates[1],
+          rates[2],
+          requests,
+          bytes);
+    }
+    if (table.isEmpty()) {
+      return "";
+    }
+    return table.render() + "\n![Uncontended cycles per second](bench-uncontended.png)\n";
+  }
+
+  String handoff() {
+    MarkdownTable table =
+        new MarkdownTable(
+            "N",
+            "Curator drain (ms)",
+            "Lockstep drain (ms)",
+            "Curator ÷ Lockstep",
+            "per handoff (µs), Curator / Lockstep",
+            "gap p99 (ms), Curator / Lockstep",
+            "requests per handoff, Curator / Lockstep",
+            "response bytes per handoff, Curator / Lockstep",
+            "watches fired per delete (max), Curator / Lockstep");
+    table.alignRight(0, 1, 2, 3, 4, 5, 6, 7, 8);
+    for (int n : results.queueLengths()) {
+      HandoffScenario.Result curator = results.handoff(Library.CURATOR, n);
+      HandoffScenario.Result ours = results.handoff(Library.LOCKSTEP, n);
+      if (curator == null || ours == null) {
+        continue;
+      }
+      table.row(
+          String.valueOf(n),
+          number(curator.drainMillis()),
+          number(ours.drainMillis()),
+          mark(curator.drainMillis() / ours.drainMillis()),
+          number(curator.handoffMicros()) + " / " + number(ours.handoffMicros()),
+          number(curator.gaps().getValueAtPercentile(99) / 1e6)
+              + " / "
+              + number(ours.gaps().getValueAtPercentile(99) / 1e6),
+          decimals(curator.requestsPerHandoff()) + " / " + decimals(ours.requestsPerHandoff()),
+          number(curator.responseBytesPerHandoff())
+              + " / "
+              + number(ours.responseBytesPerHandoff()),
+          String.format(
+              Locale.ROOT,
+              "%s (%d) / %s (%d)",
+              decimals(curator.watchesPerDelete()),
+              curator.maxDeletedWatches(),
+              decimals(ours.watchesPerDelete()),
+              ours.maxDeletedWatches()));
+    }
+    if (table.isEmpty()) {
+      return "";
+    }
+    return table.render() + "\n![Drain time against queue length](bench-handoff.png)\n";
+  }
+
+  String contention() {
+    StringBuilder block = new StringBuilder();
+    for (ClientMode mode : ClientMode.values()) {
+      List<LoadResult> points = results.contention.get(mode);
+      if (points == null) {
+        continue;
+      }
+      MarkdownTable table = loadTable("T", false);
+      for (int threads : settings.threadCounts()) {
+        loadRow(
+            table,
+            String.valueOf(threads),
+            SuiteResults.find(points, Library.CURATOR, threads),
+            SuiteResults.find(points, Library.LOCKSTEP, threads),
+            false);
+      }
+      block.append("**").append(Figures.capitalised(mode.label())).append("**\n\n");
+      block.append(table.render()).append('\n');
+    }
+    if (block.length() == 0) {
+      return "";
+    }
+    return block
+        + "![Acquisitions per second and acquire latency against threads](bench-contention.png)\n";
+  }
+
+  String mixes() {
+    MarkdownTable table = loadTable("reads / writes", true);
+    results.mixes.forEach(
+        (share, points) ->
+            loadRow(
+                table,
+                SuiteResults.mixLabel(share),
+                SuiteResults.find(points, Library.CURATOR, settings.mixThreads()),
+                SuiteResults.find(points, Library.LOCKSTEP, settings.mixThreads()),
+                true));
+    return table.isEmpty() ? "" : table.render();
+  }
+
+  String multiContention() {
+    MarkdownTable table = loadTable("T, K of P", false);
+    loadRow(
+        table,
+        settings.multiThreads() + ", " + settings.multiK() + " of " + settings.multiPaths(),
+        SuiteResults.find(results.multi, Library.CURATOR, settings.multiThreads()),
+        SuiteResults.find(results.multi, Library.LOCKSTEP, settings.multiThreads()),
+        false);
+    return table.isEmpty() ? "" : table.render();
+  }
+
+  private static MarkdownTable loadTable(String first, boolean readsAndWrites) {
+    List<String> header =
+        new ArrayList<>(
+            List.of(
+                first,
+                "Curator acquisitions/s",
+                "Lockstep acquisitions/s",
+                "Lockstep ÷ Curator",
+                "Curator p50 / p99 / p999 (ms)",
+                "Lockstep p50 / p99 / p999 (ms)"));
+    if (readsAndWrites) {
+      header.add("p99 read / write (ms), Curator / Lockstep");
+    }
+    header.add("requests per acquisition, Curator / Lockstep");
+    MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
+    table.alignRight(1, 2, 3, 4, 5, 6, 7);
+    return table;
+  }
+
+  private static void loadRow(
+      MarkdownTable table,
+      String label,
+      LoadResult curator,
+      LoadResult ours,
+      boolean readsAndWrites) {
+    if (curator == null || ours == null) {
+      return;
+    }
+    List<String> cells =
+        new ArrayList<>(
+            List.of(
+                label,
+                number(curator.perSecond()),
+                number(ours.perSecond()),
+                mark(ours.perSecond() / curator.perSecond()),
+                Figures.percentiles(curator.latency()),
+                Figures.percentiles(ours.latency())));
+    if (readsAndWrites) {
+      cells.add(
+          partMillis(curator, 0)
+              + " / "
+              + partMillis(curator, 1)
+              + " — "
+              + partMillis(ours, 0)
+              + " / "
+              + partMillis(ours, 1));
+    }
+    cells.add(
+        decimals(curator.requestsPerAcquisition())
+            + " / "
+            + decimals(ours.requestsPerAcquisition()));
+    table.row(cells.toArray(String[]::new));
+  }
+
+  private static String partMillis(LoadResult result, int part) {
+    if (result.parts().size() <= part || result.parts().get(part).getTotalCount() == 0) {
+      return "–";
+    }
+    return number(LoadResult.millis(result.parts().get(part), 99));
+  }
+}

@@ -1,0 +1,122 @@
+package io.lockstep.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lockstep.bench.BenchmarkPage.Block;
+import io.lockstep.bench.GoalVerdicts.Reason;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The page's layout: blocks filled into the hand-written docs page, the rest left alone. */
+@Timeout(10)
+class BenchmarkPageTest {
+  private static final Path DOCS_PAGE = Path.of("..", "docs", "benchmarks.md");
+
+  private static String docsPage() throws IOException {
+    return Files.readString(DOCS_PAGE);
+  }
+
+  /** The page with every generated block emptied: what is written by hand. */
+  private static String prose(String page) {
+    String prose = page;
+    for (Block block : Block.values()) {
+      prose =
+          Pattern.compile(
+                  Pattern.quote(block.begin()) + ".*?" + Pattern.quote(block.end()), Pattern.DOTALL)
+              .matcher(prose)
+              .replaceAll("[" + block.id() + "]");
+    }
+    return prose;
+  }
+
+  @Test
+  void theDocsPage_hasEveryBlockOnceInOrder_andAHeadingForEveryReason() throws IOException {
+    String page = docsPage();
+    int last = -1;
+    for (Block block : Block.values()) {
+      int begin = page.indexOf(block.begin());
+      assertThat(begin).as(block.begin()).isGreaterThan(last);
+      assertThat(page.indexOf(block.begin(), begin + 1)).as("once: " + block.id()).isNegative();
+      last = page.indexOf(block.end());
+      assertThat(last).as(block.end()).isGreaterThan(begin);
+    }
+    for (Reason reason : Reason.values()) {
+      assertThat(page).containsIgnoringCase("\n### " + reason.label() + "\n");
+    }
+  }
+
+  @Test
+  void filling_replacesOnlyTheBlocks_andIsRepeatable() throws IOException {
+    String page = docsPage();
+    BenchmarkPage run = SuiteFixtures.page(SuiteFixtures.everyGoalMet());
+
+    String filled = run.fill(page);
+
+    assertThat(prose(filled)).isEqualTo(prose(page));
+    assertThat(run.fill(filled)).isEqualTo(filled);
+    assertThat(filled)
+        .contains("| Date | 2026-01-01T00:00:00 UTC, quick mode, 3.0 min |")
+        .contains("| Machine shared | no |")
+        .contains("| Throughput at least Curator's on every row | all ")
+        .contains("| every goal | met | | |")
+        .doesNotContain("Not measured in this run");
+  }
+
+  @Test
+  void aPartialRun_saysWhichSectionsItDidNotMeasure() {
+    SuiteResults results = new SuiteResults();
+    results.multi.add(SuiteFixtures.load(io.lockstep.testing.Library.CURATOR, 8, 400, 14));
+    results.multi.add(SuiteFixtures.load(io.lockstep.testing.Library.LOCKSTEP, 8, 1_400, 6));
+
+    var blocks = SuiteFixtures.page(results).blocks();
+
+    assertThat(blocks.get(Block.MULTI_CONTENTION)).contains("| 8, 4 of 16 | 400 | 1,400 | 3.50× |");
+    assertThat(blocks.get(Block.UNCONTENDED)).isEqualTo("*Not measured in this run.*\n");
+    assertThat(blocks.get(Block.HANDOFF)).isEqualTo("*Not measured in this run.*\n");
+  }
+
+  @Test
+  void aMissedGoal_isListedWithItsFiguresAndALinkToItsReason() {
+    SuiteResults results = new SuiteResults();
+    SuiteResults.Row mutex = new SuiteResults.Row(io.lockstep.testing.Recipe.MUTEX, 1);
+    results.cost(mutex, io.lockstep.testing.Library.CURATOR, SuiteFixtures.cost(3, 2, 321));
+    results.cost(mutex, io.lockstep.testing.Library.LOCKSTEP, SuiteFixtures.cost(3, 2, 253));
+    results.score(mutex, io.lockstep.testing.Library.CURATOR, new SuiteResults.Score(1_000, 200));
+    results.score(mutex, io.lockstep.testing.Library.LOCKSTEP, new SuiteResults.Score(900, 200));
+
+    var blocks = SuiteFixtures.page(results).blocks();
+
+    assertThat(blocks.get(Block.GOALS))
+        .contains("missed on uncontended mutex (0.90×) | **missed** |");
+    assertThat(blocks.get(Block.MISSED))
+        .contains(
+            "| uncontended mutex | 0.90× | requests 3.00 / 3.00, writes 2.00 / 2.00, response bytes"
+                + " 253 / 321, JMH error ± 200 / 200 | [within error](#within-error) |");
+    assertThat(blocks.get(Block.UNCONTENDED)).contains("| 0.90× ✗ |");
+  }
+
+  @Test
+  void aTemplateWithoutABlock_isRefused_andTheBareTemplateHasThemAll() {
+    BenchmarkPage run = SuiteFixtures.page(new SuiteResults());
+
+    assertThatThrownBy(() -> run.fill("# no markers\n"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(Block.RUN.begin());
+    assertThat(run.fill(BenchmarkPage.bareTemplate())).contains("| Cycles counted per row | 20 |");
+  }
+
+  @Test
+  void markdownTables_alignFiguresRight_andCountTheirCells() {
+    MarkdownTable table = new MarkdownTable("a", "b", "");
+    table.alignRight(1);
+    table.row("x", "1", "");
+
+    assertThat(table.render()).isEqualTo("| a | b | |\n|---|---:|---|\n| x | 1 | |\n");
+    assertThatThrownBy(() -> table.row("only one")).isInstanceOf(IllegalArgumentException.class);
+  }
+}
