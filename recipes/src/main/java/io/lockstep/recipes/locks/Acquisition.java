@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -62,7 +61,6 @@ final class Acquisition implements ClientEvents.Member {
   private final CompletableFuture<Void> granted = new CompletableFuture<>();
   private final CompletableFuture<Void> decided = new CompletableFuture<>();
   private final Telemetry telemetry;
-  private final AtomicInteger notedEpoch = new AtomicInteger(-1);
   private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
   private volatile RuntimeException failure;
 
@@ -77,9 +75,9 @@ final class Acquisition implements ClientEvents.Member {
             revocationHandler != null,
             context.retries(),
             context.protectionIds());
-    this.enqueuer = new Enqueuer(context.zk(), slots, state, this::run);
-    this.holdChecks =
-        new HoldChecks(context.zk(), lockPaths, state, this::run, context.description());
+    this.holdChecks = new HoldChecks(context.zk(), lockPaths, this::on, context.description());
+    Watcher firstReadWatch = lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
+    this.enqueuer = new Enqueuer(context.zk(), slots, firstReadWatch, this::on);
     this.janitor = new Janitor(context.deletes(), lockPaths);
     this.notifier = new Notifier(context.scheduler());
     this.clientEvents = context.clientEvents();
@@ -111,6 +109,14 @@ final class Acquisition implements ClientEvents.Member {
 
   // ---- carrying out steps ----
 
+  /** An answer or a watch event: to the state, and its step carried out. */
+  void on(StateEvent event) {
+    if (event instanceof StateEvent.Created created && lockPaths.size() == 1) {
+      clientEvents.noteNodes(zkPaths(created.nodes()), this); // before a successor can see it
+    }
+    run(state.on(event));
+  }
+
   /** Carries out one step of the state. */
   void run(Step step) {
     if (step instanceof Step.Ignore) {
@@ -128,7 +134,7 @@ final class Acquisition implements ClientEvents.Member {
       readQueue(read.epoch());
     } else if (step instanceof Step.Watch watch) {
       decided.complete(null);
-      PredecessorWatch.arm(context.zk(), state, this::run, watch, clientEvents);
+      PredecessorWatch.arm(context.zk(), state, this::on, watch, clientEvents);
     } else if (step instanceof Step.ReadOwnNode read) {
       holdChecks.readOwnNode(read);
     } else if (step instanceof Step.Verify verify) {
@@ -136,8 +142,7 @@ final class Acquisition implements ClientEvents.Member {
     } else if (step instanceof Step.Later later) {
       context
           .scheduler()
-          .schedule(
-              later.delayMillis(), () -> run(state.on(new StateEvent.RetryDue(later.epoch()))));
+          .schedule(later.delayMillis(), () -> on(new StateEvent.RetryDue(later.epoch())));
     } else if (step instanceof Step.Grant grant) {
       grant(grant);
     } else if (step instanceof Step.Notify notice) {
@@ -149,6 +154,7 @@ final class Acquisition implements ClientEvents.Member {
     } else if (step instanceof Step.Requeue requeue) {
       requeue(requeue);
     } else if (step instanceof Step.Tidy tidy) {
+      forgetNodes(tidy.cleanup().nodes());
       janitor.tidy(tidy.cleanup(), tidy.answersCreate());
     } else if (step instanceof Step.Release release) {
       released(release);
@@ -158,16 +164,15 @@ final class Acquisition implements ClientEvents.Member {
   }
 
   private void readQueue(int e) {
-    noteNodes(e);
     Watcher childWatcher = lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
     ZkRequests zk = context.zk();
     Callbacks.when(
         zk.children(lockPaths, childWatcher),
         (children, error) -> {
           if (error == null) {
-            run(state.on(new StateEvent.QueueRead(e, children.lists(), zk.isConnected())));
+            on(new StateEvent.QueueRead(e, children.lists(), zk.isConnected()));
           } else {
-            run(state.on(new StateEvent.ReadFailed(e, error)));
+            on(new StateEvent.ReadFailed(e, error));
           }
         });
   }
@@ -231,8 +236,7 @@ final class Acquisition implements ClientEvents.Member {
     janitor.requeued(requeue.cleanup());
     context
         .scheduler()
-        .schedule(
-            requeue.delayMillis(), () -> run(state.on(new StateEvent.RetryDue(requeue.epoch()))));
+        .schedule(requeue.delayMillis(), () -> on(new StateEvent.RetryDue(requeue.epoch())));
   }
 
   private void released(Step.Release release) {
@@ -249,13 +253,6 @@ final class Acquisition implements ClientEvents.Member {
     telemetry.released(release.token());
     if (context.hasListeners()) {
       notifier.deliverNow(() -> context.tellListeners(LockState.RELEASED, release.token()));
-    }
-  }
-
-  /** Once per epoch, a single queue's node is made known to later waiters of this process. */
-  private void noteNodes(int e) {
-    if (lockPaths.size() == 1 && notedEpoch.getAndSet(e) != e) {
-      clientEvents.noteNodes(zkPaths(state.view().nodes()), this);
     }
   }
 
@@ -279,22 +276,22 @@ final class Acquisition implements ClientEvents.Member {
 
   @Override
   public void suspended() {
-    run(state.on(new StateEvent.Suspended()));
+    on(new StateEvent.Suspended());
   }
 
   @Override
   public void reconnected(long session) {
-    run(state.on(new StateEvent.Reconnected(session)));
+    on(new StateEvent.Reconnected(session));
   }
 
   @Override
   public void sessionLost() {
-    run(state.on(new StateEvent.SessionLost()));
+    on(new StateEvent.SessionLost());
   }
 
   @Override
   public void closed() {
-    run(state.on(new StateEvent.Closed()));
+    on(new StateEvent.Closed());
   }
 
   // ---- the caller ----
@@ -334,7 +331,7 @@ final class Acquisition implements ClientEvents.Member {
    */
   Outcome withdraw(AcquireOutcome reason) {
     withdrawnAs = reason;
-    run(state.on(new StateEvent.Withdraw()));
+    on(new StateEvent.Withdraw());
     Phase phase = state.view().phase();
     if (phase.wasGranted()) {
       return Outcome.GRANTED;
@@ -347,7 +344,7 @@ final class Acquisition implements ClientEvents.Member {
    * retries if ZooKeeper is unreachable). Releasing a lost hold clears local state and warns.
    */
   void release() {
-    run(state.on(new StateEvent.Release()));
+    on(new StateEvent.Release());
   }
 
   /** The fencing token, or a {@link LockOwnershipLostException} if the hold was lost. */

@@ -181,6 +181,8 @@ final class AcquisitionState {
       return next == null ? Step.IGNORE : next;
     } else if (event instanceof StateEvent.QueueRead read) {
       return phase == Phase.READING ? queueRead(read) : Step.IGNORE;
+    } else if (event instanceof StateEvent.FirstReadFailed) {
+      return phase == Phase.READING ? new Step.ReadQueue(epoch()) : Step.IGNORE;
     } else if (event instanceof StateEvent.ReadFailed failed) {
       return phase.isWaiting() && phase.hasNodes() ? readFailed(failed.failure()) : Step.IGNORE;
     } else if (event instanceof StateEvent.PredecessorChanged changed) {
@@ -266,13 +268,14 @@ final class AcquisitionState {
         new Step.Tidy(Cleanup.nodes(searched.found()), false), enqueuing.foundForeign());
   }
 
+  /** Our nodes exist: read the queue, unless a read went right behind the create. */
   @GuardedBy("lock")
   private Step adopt(List<String> created, long czxid, long nodeOwner) {
     nodes = List.copyOf(created);
     token = czxid;
     owner = nodeOwner;
     phase = Phase.READING;
-    return new Step.ReadQueue(epoch());
+    return enqueuing.takeReadBehind() ? Step.IGNORE : new Step.ReadQueue(epoch());
   }
 
   /** A decision of the enqueuing bookkeeping: its step (with the phase it implies), or failure. */

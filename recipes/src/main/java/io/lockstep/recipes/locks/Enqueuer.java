@@ -6,25 +6,31 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Watcher;
 
 /**
  * Puts our node in every queue: sends the create (once; never blindly retried), creates missing
  * lock directories, and after a create whose answer was lost finds our node by its protection id.
- * Every answer goes to the {@link AcquisitionState}; the step it returns goes to {@code next}.
+ * Right behind a create goes the first read of the queue, without waiting for the create's answer:
+ * ZooKeeper answers one session's requests in order, so the read sees our node, and an uncontended
+ * acquire costs one round trip. Every answer goes back as a {@link StateEvent}.
  */
 final class Enqueuer {
   private final ZkRequests zk;
   private final List<Slot> slots;
   private final List<String> lockPaths;
-  private final AcquisitionState state;
-  private final Consumer<Step> next;
+  private final Watcher childWatcher;
+  private final Consumer<StateEvent> events;
 
-  Enqueuer(ZkRequests zk, List<Slot> slots, AcquisitionState state, Consumer<Step> next) {
+  /**
+   * @param childWatcher the watch the first read leaves (a single queue's), or null
+   */
+  Enqueuer(ZkRequests zk, List<Slot> slots, Watcher childWatcher, Consumer<StateEvent> events) {
     this.zk = zk;
     this.slots = List.copyOf(slots);
     this.lockPaths = lockPaths(slots);
-    this.state = state;
-    this.next = next;
+    this.childWatcher = childWatcher;
+    this.events = events;
   }
 
   static List<String> lockPaths(List<Slot> slots) {
@@ -42,15 +48,23 @@ final class Enqueuer {
         zk.create(slots, step.protectionId()),
         (created, failure) -> {
           if (failure == null) {
-            next.accept(
-                state.on(
-                    new StateEvent.Created(
-                        e, created.nodePaths(), created.czxid(), created.owner())));
+            events.accept(
+                new StateEvent.Created(e, created.nodePaths(), created.czxid(), created.owner()));
           } else if (Retries.unwrap(failure) instanceof ZkRequests.TieRefused) {
             String writeNode = ((ZkRequests.TieRefused) Retries.unwrap(failure)).getPath();
-            next.accept(state.on(new StateEvent.TieRefused(e, writeNode)));
+            events.accept(new StateEvent.TieRefused(e, writeNode));
           } else {
-            next.accept(state.on(new StateEvent.CreateFailed(e, failure)));
+            events.accept(new StateEvent.CreateFailed(e, failure));
+          }
+        });
+    // Sent once, not retried: its answer comes right after the create's, so it cannot be stale.
+    Callbacks.when(
+        zk.childrenOnce(lockPaths, childWatcher),
+        (children, failure) -> {
+          if (failure == null) {
+            events.accept(new StateEvent.QueueRead(e, children.lists(), zk.isConnected()));
+          } else {
+            events.accept(new StateEvent.FirstReadFailed(e));
           }
         });
   }
@@ -66,7 +80,7 @@ final class Enqueuer {
       parents = parents.thenCompose(v -> zk.createContainers(path));
     }
     Callbacks.when(
-        parents, (v, failure) -> next.accept(state.on(new StateEvent.ParentsCreated(e, failure))));
+        parents, (v, failure) -> events.accept(new StateEvent.ParentsCreated(e, failure)));
   }
 
   /**
@@ -81,7 +95,7 @@ final class Enqueuer {
         zk.children(lockPaths, null),
         (children, failure) -> {
           if (failure != null) {
-            next.accept(state.on(new StateEvent.OwnNodeSearchFailed(e, failure)));
+            events.accept(new StateEvent.OwnNodeSearchFailed(e, failure));
             return;
           }
           List<String> found = new ArrayList<>();
@@ -94,9 +108,8 @@ final class Enqueuer {
             }
           }
           if (found.isEmpty()) {
-            next.accept(
-                state.on(
-                    new StateEvent.OwnNodeSearched(e, found, false, 0, 0, children.session())));
+            events.accept(
+                new StateEvent.OwnNodeSearched(e, found, false, 0, 0, children.session()));
             return;
           }
           boolean complete = found.size() == slots.size();
@@ -104,22 +117,19 @@ final class Enqueuer {
               zk.getData(found.get(0), null),
               (data, readFailure) -> {
                 if (readFailure == null) {
-                  next.accept(
-                      state.on(
-                          new StateEvent.OwnNodeSearched(
-                              e,
-                              found,
-                              complete,
-                              data.stat().getEphemeralOwner(),
-                              data.stat().getCzxid(),
-                              data.session())));
+                  events.accept(
+                      new StateEvent.OwnNodeSearched(
+                          e,
+                          found,
+                          complete,
+                          data.stat().getEphemeralOwner(),
+                          data.stat().getCzxid(),
+                          data.session()));
                 } else if (Retries.code(readFailure) == Code.NONODE) {
-                  next.accept(
-                      state.on(
-                          new StateEvent.OwnNodeSearched(
-                              e, found, false, 0, 0, children.session())));
+                  events.accept(
+                      new StateEvent.OwnNodeSearched(e, found, false, 0, 0, children.session()));
                 } else {
-                  next.accept(state.on(new StateEvent.OwnNodeSearchFailed(e, readFailure)));
+                  events.accept(new StateEvent.OwnNodeSearchFailed(e, readFailure));
                 }
               });
         });

@@ -27,27 +27,21 @@ final class HoldChecks {
 
   private final ZkRequests zk;
   private final List<String> lockPaths;
-  private final AcquisitionState state;
-  private final Consumer<Step> next;
+  private final Consumer<StateEvent> events;
   private final String description;
   private final Watcher queueWatcher;
   private volatile OwnNodeWatcher ownNodeWatcher; // for the latest epoch asked
 
   HoldChecks(
-      ZkRequests zk,
-      List<String> lockPaths,
-      AcquisitionState state,
-      Consumer<Step> next,
-      String description) {
+      ZkRequests zk, List<String> lockPaths, Consumer<StateEvent> events, String description) {
     this.zk = zk;
     this.lockPaths = lockPaths;
-    this.state = state;
-    this.next = next;
+    this.events = events;
     this.description = description;
     this.queueWatcher =
         event -> {
           if (event.getType() == EventType.NodeChildrenChanged) {
-            next.accept(state.on(new StateEvent.QueueChanged()));
+            events.accept(new StateEvent.QueueChanged());
           }
         };
   }
@@ -64,16 +58,15 @@ final class HoldChecks {
         zk.getData(step.path(), watcherFor(e)),
         (data, failure) -> {
           if (failure == null) {
-            next.accept(
-                state.on(
-                    new StateEvent.OwnNodeRead(
-                        e,
-                        step.purpose(),
-                        Arrays.equals(data.data(), REVOKE_MESSAGE),
-                        data.stat().getEphemeralOwner(),
-                        zk.isConnected())));
+            events.accept(
+                new StateEvent.OwnNodeRead(
+                    e,
+                    step.purpose(),
+                    Arrays.equals(data.data(), REVOKE_MESSAGE),
+                    data.stat().getEphemeralOwner(),
+                    zk.isConnected()));
           } else {
-            next.accept(state.on(new StateEvent.OwnNodeReadFailed(e, step.purpose(), failure)));
+            events.accept(new StateEvent.OwnNodeReadFailed(e, step.purpose(), failure));
           }
         });
   }
@@ -97,9 +90,9 @@ final class HoldChecks {
                     .thenApply(data -> all && data.stat().getEphemeralOwner() == step.owner())),
         (stillOurs, failure) -> {
           if (failure == null) {
-            next.accept(state.on(new StateEvent.Verified(e, stillOurs, zk.isConnected())));
+            events.accept(new StateEvent.Verified(e, stillOurs, zk.isConnected()));
           } else if (Retries.code(failure) == Code.NONODE) {
-            next.accept(state.on(new StateEvent.Verified(e, false, zk.isConnected())));
+            events.accept(new StateEvent.Verified(e, false, zk.isConnected()));
           } else {
             log.debug("Could not verify lock {} after reconnecting: {}", description, failure);
           }
@@ -137,8 +130,7 @@ final class HoldChecks {
       if (event.getType() == EventType.None) {
         return; // connection events reach us through the client's events
       }
-      next.accept(
-          state.on(new StateEvent.OwnNodeChanged(epoch, event.getType() == EventType.NodeDeleted)));
+      events.accept(new StateEvent.OwnNodeChanged(epoch, event.getType() == EventType.NodeDeleted));
     }
   }
 }

@@ -19,8 +19,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private static final int WITHDRAWN = 2;
 
   private final ZkRequests zk;
-  private final AcquisitionState state;
-  private final Consumer<Step> next;
+  private final Consumer<StateEvent> events;
   private final int epoch;
   private final int generation;
   private final String path;
@@ -31,14 +30,9 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private volatile boolean removeWhenAnswered; // set before WITHDRAWN
 
   private PredecessorWatch(
-      ZkRequests zk,
-      AcquisitionState state,
-      Consumer<Step> next,
-      Step.Watch step,
-      ClientEvents clientEvents) {
+      ZkRequests zk, Consumer<StateEvent> events, Step.Watch step, ClientEvents clientEvents) {
     this.zk = zk;
-    this.state = state;
-    this.next = next;
+    this.events = events;
     this.epoch = step.epoch();
     this.generation = step.generation();
     this.path = step.path();
@@ -50,10 +44,10 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   static void arm(
       ZkRequests zk,
       AcquisitionState state,
-      Consumer<Step> next,
+      Consumer<StateEvent> events,
       Step.Watch step,
       ClientEvents clientEvents) {
-    PredecessorWatch watch = new PredecessorWatch(zk, state, next, step, clientEvents);
+    PredecessorWatch watch = new PredecessorWatch(zk, events, step, clientEvents);
     WatchRegistry.arm(watch.key);
     if (!state.watchArmed(step.epoch(), step.generation(), watch)) {
       watch.end();
@@ -76,7 +70,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
           if (Retries.code(failure) == Code.NONODE) {
             gone(); // already gone, and no watch was left
           } else {
-            next.accept(state.on(new StateEvent.ReadFailed(epoch, failure)));
+            events.accept(new StateEvent.ReadFailed(epoch, failure));
           }
         });
   }
@@ -93,7 +87,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     if (event.getType() == EventType.NodeDeleted) {
       gone();
     } else {
-      next.accept(state.on(new StateEvent.PredecessorChanged(epoch, generation, false, false)));
+      events.accept(new StateEvent.PredecessorChanged(epoch, generation, false, false));
     }
   }
 
@@ -103,8 +97,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
    */
   private void gone() {
     boolean localHolderLeft = ahead != null && ahead.wasGrantedWith(path);
-    next.accept(
-        state.on(new StateEvent.PredecessorChanged(epoch, generation, true, localHolderLeft)));
+    events.accept(new StateEvent.PredecessorChanged(epoch, generation, true, localHolderLeft));
   }
 
   @Override

@@ -43,6 +43,9 @@ sealed interface StateEvent {
   /** The queues were read; {@code connected}: the connection's state as the answer came. */
   record QueueRead(int epoch, List<List<String>> children, boolean connected) implements Stamped {}
 
+  /** The read sent right behind the create failed (it is not retried): read again if needed. */
+  record FirstReadFailed(int epoch) implements Stamped {}
+
   /** A read of the queues, or of the watched node, failed beyond the retry policy. */
   record ReadFailed(int epoch, Throwable failure) implements Stamped {}
 

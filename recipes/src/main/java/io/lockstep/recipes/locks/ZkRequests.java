@@ -147,7 +147,8 @@ final class ZkRequests {
     return retrying(() -> childrenOnce(paths, childWatcher));
   }
 
-  private CompletableFuture<Children> childrenOnce(List<String> paths, Watcher childWatcher) {
+  /** As {@link #children}, sent once: a failure is reported, not retried. */
+  CompletableFuture<Children> childrenOnce(List<String> paths, Watcher childWatcher) {
     CompletableFuture<Children> result = new CompletableFuture<>();
     try {
       ZooKeeper zk = handle();
