@@ -77,10 +77,11 @@ final class Acquisition implements ClientEvents.Member {
             context.protectionIds());
     this.holdChecks = new HoldChecks(context.zk(), lockPaths, this::on, context.description());
     Watcher firstReadWatch = lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
-    this.enqueuer = new Enqueuer(context.zk(), slots, firstReadWatch, this::on);
+    this.clientEvents = context.clientEvents();
+    this.enqueuer =
+        new Enqueuer(context.zk(), slots, firstReadWatch, clientEvents.localQueues(), this::on);
     this.janitor = new Janitor(context.deletes(), lockPaths);
     this.notifier = new Notifier(context.scheduler());
-    this.clientEvents = context.clientEvents();
     this.telemetry = new Telemetry(context, clientEvents, notifier);
   }
 
@@ -96,6 +97,7 @@ final class Acquisition implements ClientEvents.Member {
     }
     Acquisition acquisition = new Acquisition(context, slots, revocationHandler);
     context.attemptStarted();
+    acquisition.activeInQueue(true);
     acquisition.telemetry.started();
     if (acquisition.clientEvents.join(acquisition)) {
       acquisition.run(acquisition.state.start());
@@ -112,7 +114,7 @@ final class Acquisition implements ClientEvents.Member {
   /** An answer or a watch event: to the state, and its step carried out. */
   void on(StateEvent event) {
     if (event instanceof StateEvent.Created created && lockPaths.size() == 1) {
-      clientEvents.noteNodes(zkPaths(created.nodes()), this); // before a successor can see it
+      clientEvents.localQueues().note(context.zk().toZk(created.nodes().get(0)), this);
     }
     run(state.on(event));
   }
@@ -217,6 +219,7 @@ final class Acquisition implements ClientEvents.Member {
 
   private void end(Step.End end) {
     clientEvents.leave(this);
+    activeInQueue(false);
     forgetNodes(end.cleanup().nodes());
     context.attemptEnded();
     janitor.ended(end.cleanup());
@@ -241,6 +244,7 @@ final class Acquisition implements ClientEvents.Member {
 
   private void released(Step.Release release) {
     clientEvents.leave(this);
+    activeInQueue(false);
     forgetNodes(release.nodes());
     context.attemptEnded();
     if (release.lostReason() != null) {
@@ -257,13 +261,21 @@ final class Acquisition implements ClientEvents.Member {
   }
 
   private void forgetNodes(List<String> nodes) {
-    if (lockPaths.size() == 1) {
-      clientEvents.forgetNodes(zkPaths(nodes), this);
+    if (lockPaths.size() == 1 && !nodes.isEmpty()) {
+      clientEvents.localQueues().forget(context.zk().toZk(nodes.get(0)), this);
     }
   }
 
-  private List<String> zkPaths(List<String> nodes) {
-    return nodes.stream().map(context.zk()::toZk).toList();
+  /** This attempt is live in its queue from start to its end or release. */
+  private void activeInQueue(boolean active) {
+    if (lockPaths.size() == 1) {
+      String queue = context.zk().toZk(lockPaths.get(0));
+      if (active) {
+        clientEvents.localQueues().started(queue);
+      } else {
+        clientEvents.localQueues().ended(queue);
+      }
+    }
   }
 
   /** Whether this acquisition was granted with {@code path} (a client path) as its node. */

@@ -215,7 +215,13 @@ final class AcquisitionState {
     if (answersCreate) {
       enqueuing.answered();
       if (phase == Phase.CREATING) {
-        return adopt(created.nodes(), created.czxid(), created.owner());
+        Step read = adopt(created.nodes(), created.czxid(), created.owner());
+        if (created.localPredecessor() != null && appendOnly) {
+          phase = Phase.WAITING; // right behind a node of this process: nothing sorts between
+          watchIsHead = created.predecessorGranted();
+          return new Step.Watch(epoch(), ++watchGeneration, created.localPredecessor());
+        }
+        return created.readBehind() ? Step.IGNORE : read;
       }
     }
     return new Step.Tidy(Cleanup.nodes(created.nodes()), answersCreate); // not wanted any more
@@ -268,14 +274,14 @@ final class AcquisitionState {
         new Step.Tidy(Cleanup.nodes(searched.found()), false), enqueuing.foundForeign());
   }
 
-  /** Our nodes exist: read the queue, unless a read went right behind the create. */
+  /** Our nodes exist: read the queue. */
   @GuardedBy("lock")
   private Step adopt(List<String> created, long czxid, long nodeOwner) {
     nodes = List.copyOf(created);
     token = czxid;
     owner = nodeOwner;
     phase = Phase.READING;
-    return enqueuing.takeReadBehind() ? Step.IGNORE : new Step.ReadQueue(epoch());
+    return new Step.ReadQueue(epoch());
   }
 
   /** A decision of the enqueuing bookkeeping: its step (with the phase it implies), or failure. */

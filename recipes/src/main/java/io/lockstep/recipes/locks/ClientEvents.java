@@ -50,7 +50,7 @@ final class ClientEvents {
   private final CuratorFramework client;
   private final Scheduler scheduler;
   private final Set<Member> members = ConcurrentHashMap.newKeySet();
-  private final ConcurrentMap<String, Acquisition> localNodes = new ConcurrentHashMap<>();
+  private final LocalQueues localQueues = new LocalQueues();
   private final StandardListenerManager<LockObserver> observers =
       StandardListenerManager.standard();
   private final ReentrantLock lock = new ReentrantLock();
@@ -140,22 +140,9 @@ final class ClientEvents {
     members.remove(member);
   }
 
-  /**
-   * Records the nodes (ZooKeeper paths, namespace included) of a single-queue acquisition, so that
-   * its successor in this process can tell that a granted hold left.
-   */
-  void noteNodes(List<String> zkPaths, Acquisition owner) {
-    zkPaths.forEach(path -> localNodes.put(path, owner));
-  }
-
-  /** Forgets nodes recorded by {@link #noteNodes}. */
-  void forgetNodes(List<String> zkPaths, Acquisition owner) {
-    zkPaths.forEach(path -> localNodes.remove(path, owner));
-  }
-
-  /** The acquisition of this client whose node {@code zkPath} is, or null. */
-  Acquisition localOwnerOf(String zkPath) {
-    return localNodes.get(zkPath);
+  /** This client's nodes in each single queue. */
+  LocalQueues localQueues() {
+    return localQueues;
   }
 
   /** How many acquisitions of this client are live. */

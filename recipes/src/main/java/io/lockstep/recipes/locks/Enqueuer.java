@@ -20,16 +20,24 @@ final class Enqueuer {
   private final List<Slot> slots;
   private final List<String> lockPaths;
   private final Watcher childWatcher;
+  private final LocalQueues localQueues;
   private final Consumer<StateEvent> events;
 
   /**
    * @param childWatcher the watch the first read leaves (a single queue's), or null
+   * @param localQueues this client's nodes in each single queue
    */
-  Enqueuer(ZkRequests zk, List<Slot> slots, Watcher childWatcher, Consumer<StateEvent> events) {
+  Enqueuer(
+      ZkRequests zk,
+      List<Slot> slots,
+      Watcher childWatcher,
+      LocalQueues localQueues,
+      Consumer<StateEvent> events) {
     this.zk = zk;
     this.slots = List.copyOf(slots);
     this.lockPaths = lockPaths(slots);
     this.childWatcher = childWatcher;
+    this.localQueues = localQueues;
     this.events = events;
   }
 
@@ -41,15 +49,19 @@ final class Enqueuer {
     return List.copyOf(paths);
   }
 
-  /** One create, or one multi of creates (with the check of a downgrade's write node). */
+  /**
+   * One create, or one multi of creates (with the check of a downgrade's write node), and right
+   * behind it the first read of the queue, unless another attempt of this process is live in the
+   * same single queue: then our node likely follows a local one, which needs no read at all.
+   */
   void create(Step.Create step) {
     int e = step.epoch();
+    boolean readBehind = !followsLocalAttempt();
     Callbacks.when(
         zk.create(slots, step.protectionId()),
         (created, failure) -> {
           if (failure == null) {
-            events.accept(
-                new StateEvent.Created(e, created.nodePaths(), created.czxid(), created.owner()));
+            events.accept(created(e, created, readBehind));
           } else if (Retries.unwrap(failure) instanceof ZkRequests.TieRefused) {
             String writeNode = ((ZkRequests.TieRefused) Retries.unwrap(failure)).getPath();
             events.accept(new StateEvent.TieRefused(e, writeNode));
@@ -57,6 +69,9 @@ final class Enqueuer {
             events.accept(new StateEvent.CreateFailed(e, failure));
           }
         });
+    if (!readBehind) {
+      return;
+    }
     // Sent once, not retried: its answer comes right after the create's, so it cannot be stale.
     Callbacks.when(
         zk.childrenOnce(lockPaths, childWatcher),
@@ -67,6 +82,47 @@ final class Enqueuer {
             events.accept(new StateEvent.FirstReadFailed(e));
           }
         });
+  }
+
+  private boolean followsLocalAttempt() {
+    return appendOnly() && localQueues.othersActive(zk.toZk(lockPaths.get(0)));
+  }
+
+  /** The answer of a create, with the local node right before ours if there is one. */
+  private StateEvent.Created created(int e, ZkRequests.Created created, boolean readBehind) {
+    if (!appendOnly()) {
+      return new StateEvent.Created(
+          e, created.nodePaths(), created.czxid(), created.owner(), readBehind, null, false);
+    }
+    String ours = created.nodePaths().get(0);
+    LocalQueues.LocalNode before = localQueues.before(zk.toZk(ours));
+    LockDriver driver = slots.get(0).driver();
+    if (before == null || !ordersBySequence(driver, ours, zk.toClient(before.zkPath()))) {
+      return new StateEvent.Created(
+          e, created.nodePaths(), created.czxid(), created.owner(), readBehind, null, false);
+    }
+    String predecessor = zk.toClient(before.zkPath());
+    return new StateEvent.Created(
+        e,
+        created.nodePaths(),
+        created.czxid(),
+        created.owner(),
+        readBehind,
+        predecessor,
+        before.owner().wasGrantedWith(predecessor));
+  }
+
+  /** One queue whose new nodes always sort last. */
+  private boolean appendOnly() {
+    return slots.size() == 1 && slots.get(0).driver().newNodesSortLast();
+  }
+
+  /** Whether the driver sorts both nodes by their sequence numbers alone. */
+  private static boolean ordersBySequence(LockDriver driver, String ours, String theirs) {
+    String ourName = ZKPaths.getNodeFromPath(ours);
+    String theirName = ZKPaths.getNodeFromPath(theirs);
+    return driver.sortKey(ourName).equals(ourName.substring(ourName.length() - 10))
+        && driver.sortKey(theirName).equals(theirName.substring(theirName.length() - 10));
   }
 
   /**

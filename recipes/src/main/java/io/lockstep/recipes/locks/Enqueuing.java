@@ -21,7 +21,6 @@ final class Enqueuing {
   private final Supplier<String> protectionIds;
   private String protectionId;
   private boolean unanswered; // a create was sent and its answer has not come
-  private boolean readBehind; // a read of the queue was sent right behind the create
   private boolean recovering; // a create's answer was lost: searching for our node
   private int retryCount;
   private int parentCreations;
@@ -42,7 +41,6 @@ final class Enqueuing {
   /** The create to send now. */
   Step.Create send() {
     unanswered = true;
-    readBehind = true;
     recovering = false;
     return new Step.Create(epoch, protectionId);
   }
@@ -50,13 +48,6 @@ final class Enqueuing {
   /** Whether a create was sent and not answered. */
   boolean unanswered() {
     return unanswered;
-  }
-
-  /** Whether a read was sent right behind the create just answered; asks only once. */
-  boolean takeReadBehind() {
-    boolean sent = readBehind;
-    readBehind = false;
-    return sent;
   }
 
   /** The create's answer came (or will be ignored: the client closed). */
@@ -80,7 +71,6 @@ final class Enqueuing {
    */
   Step failed(Throwable failure) {
     unanswered = false;
-    readBehind = false;
     Code code = Retries.code(failure);
     if (code == Code.NONODE) {
       return ++parentCreations > MAX_PARENT_CREATIONS ? null : new Step.CreateParents(epoch);
@@ -140,7 +130,6 @@ final class Enqueuing {
     afterDelay = null;
     if (next instanceof Step.Create) {
       unanswered = true;
-      readBehind = true;
     }
     return next;
   }

@@ -37,7 +37,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     this.generation = step.generation();
     this.path = step.path();
     this.key = new WatchRegistry.Key(zk.currentSessionId(), zk.toZk(path));
-    this.ahead = clientEvents.localOwnerOf(key.zkPath());
+    this.ahead = clientEvents.localQueues().ownerOf(key.zkPath());
   }
 
   /** Arms the watch the step asks for, unless the attempt moved on meanwhile. */

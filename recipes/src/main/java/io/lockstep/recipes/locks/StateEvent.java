@@ -13,8 +13,27 @@ sealed interface StateEvent {
     int epoch();
   }
 
-  /** The create succeeded: our nodes, their czxid, the session the server says owns them. */
-  record Created(int epoch, List<String> nodes, long czxid, long owner) implements Stamped {}
+  /**
+   * The create succeeded: our nodes, their czxid, the session the server says owns them. {@code
+   * readBehind} if the first read of the queue was sent right behind the create; {@code
+   * localPredecessor} the node of this process just before ours in an append-only queue (no read
+   * needed then), or null, and {@code predecessorGranted} whether that node's hold was granted.
+   */
+  record Created(
+      int epoch,
+      List<String> nodes,
+      long czxid,
+      long owner,
+      boolean readBehind,
+      String localPredecessor,
+      boolean predecessorGranted)
+      implements Stamped {
+
+    /** A create answered with nothing known about the queue: read it. */
+    Created(int epoch, List<String> nodes, long czxid, long owner) {
+      this(epoch, nodes, czxid, owner, false, null, false);
+    }
+  }
 
   /** The create failed, or its answer was lost (the outcome is then unknown). */
   record CreateFailed(int epoch, Throwable failure) implements Stamped {}

@@ -78,18 +78,18 @@ class AcquisitionStateTest {
    */
   private static final String TABLE =
       """
-      phase       CREATED         CREATE_LOST       CREATE_NONODE           FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED        SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE
-      CREATING    Ignore/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
-      RECOVERING  Tidy            -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
-      READING     Tidy            -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      WAITING     Tidy            -                 -                       -                  -           -              -                  ReadOwnNode/CONFIRMING  -                   -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      CONFIRMING  Tidy            -                 -                       -                  -           -              -                  -                       Grant/HELD          -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      HELD        Tidy            -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
-      AT_RISK     Tidy            -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
-      LOST        Tidy            -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              Release/RELEASED
-      RELEASED    Tidy            -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              -
-      WITHDRAWN   Tidy            Tidy              Tidy                    -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              !
-      FAILED      Tidy            -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              !
+      phase       CREATED            CREATE_LOST       CREATE_NONODE           FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED        SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE
+      CREATING    ReadQueue/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
+      RECOVERING  Tidy               -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
+      READING     Tidy               -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      WAITING     Tidy               -                 -                       -                  -           -              -                  ReadOwnNode/CONFIRMING  -                   -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Grant/HELD          -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      HELD        Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
+      AT_RISK     Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
+      LOST        Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              Release/RELEASED
+      RELEASED    Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              -
+      WITHDRAWN   Tidy               Tidy              Tidy                    -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              !
+      FAILED      Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              !
       """;
 
   static Stream<Arguments> cells() {
@@ -371,6 +371,37 @@ class AcquisitionStateTest {
     assertThat(
             state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION + 1, true)))
         .isInstanceOf(Step.Requeue.class);
+  }
+
+  @Test
+  void aCreateWithTheFirstReadBehindIt_waitsForThatRead_insteadOfSendingOne() {
+    AcquisitionState state = newState(false);
+    state.start();
+    assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false)))
+        .isEqualTo(Step.IGNORE);
+    assertThat(state.view().phase()).isEqualTo(Phase.READING);
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+        .isInstanceOf(Step.Grant.class);
+  }
+
+  @Test
+  void aCreateRightBehindALocalNode_watchesIt_withoutReadingTheQueue() {
+    String before = PATH + "/" + AHEAD;
+    AcquisitionState behindAHold = newState(false);
+    behindAHold.start();
+    assertThat(
+            behindAHold.on(
+                new StateEvent.Created(0, List.of(OURS), 17, SESSION, false, before, true)))
+        .isEqualTo(new Step.Watch(0, 1, before));
+    assertThat(behindAHold.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+        .as("it held, so it was the head")
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM));
+
+    AcquisitionState behindAWaiter = newState(false);
+    behindAWaiter.start();
+    behindAWaiter.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, false, before, false));
+    assertThat(behindAWaiter.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+        .isEqualTo(new Step.ReadQueue(0));
   }
 
   @Test
