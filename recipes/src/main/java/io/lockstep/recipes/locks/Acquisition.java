@@ -133,7 +133,7 @@ final class Acquisition implements ClientEvents.Member {
     } else if (step instanceof Step.FindOwnNode find) {
       enqueuer.findOwnNode(find);
     } else if (step instanceof Step.ReadQueue read) {
-      readQueue(read.epoch());
+      readQueue(read.epoch(), read.watchQueue());
     } else if (step instanceof Step.Watch watch) {
       decided.complete(null);
       PredecessorWatch.arm(context.zk(), state, this::on, watch, clientEvents);
@@ -165,8 +165,8 @@ final class Acquisition implements ClientEvents.Member {
     }
   }
 
-  private void readQueue(int e) {
-    Watcher childWatcher = lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
+  private void readQueue(int e, boolean watchQueue) {
+    Watcher childWatcher = watchQueue && lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
     ZkRequests zk = context.zk();
     Callbacks.when(
         zk.children(lockPaths, childWatcher),

@@ -77,6 +77,9 @@ final class AcquisitionState {
   private boolean watchIsHead; // WAITING: the watched node is the head of an append-only queue
 
   @GuardedBy("lock")
+  private boolean readWatched; // READING: the read in flight leaves a child watch
+
+  @GuardedBy("lock")
   private Hold hold; // from the grant on: the hold, which then hears every event
 
   /**
@@ -182,7 +185,7 @@ final class AcquisitionState {
     } else if (event instanceof StateEvent.QueueRead read) {
       return phase == Phase.READING ? queueRead(read) : Step.IGNORE;
     } else if (event instanceof StateEvent.FirstReadFailed) {
-      return phase == Phase.READING ? new Step.ReadQueue(epoch()) : Step.IGNORE;
+      return phase == Phase.READING ? firstRead() : Step.IGNORE;
     } else if (event instanceof StateEvent.ReadFailed failed) {
       return phase.isWaiting() && phase.hasNodes() ? readFailed(failed.failure()) : Step.IGNORE;
     } else if (event instanceof StateEvent.PredecessorChanged changed) {
@@ -218,10 +221,11 @@ final class AcquisitionState {
         Step read = adopt(created.nodes(), created.czxid(), created.owner());
         if (created.localPredecessor() != null && appendOnly) {
           phase = Phase.WAITING; // right behind a node of this process: nothing sorts between
+          readWatched = false;
           watchIsHead = created.predecessorGranted();
           return new Step.Watch(epoch(), ++watchGeneration, created.localPredecessor());
         }
-        return created.readBehind() ? Step.IGNORE : read;
+        return created.readBehind() ? Step.IGNORE : read; // the read behind leaves the watch
       }
     }
     return new Step.Tidy(Cleanup.nodes(created.nodes()), answersCreate); // not wanted any more
@@ -281,7 +285,14 @@ final class AcquisitionState {
     token = czxid;
     owner = nodeOwner;
     phase = Phase.READING;
-    return new Step.ReadQueue(epoch());
+    return firstRead();
+  }
+
+  /** The first read of an attempt leaves a child watch on a single queue. */
+  @GuardedBy("lock")
+  private Step firstRead() {
+    readWatched = true;
+    return new Step.ReadQueue(epoch(), true);
   }
 
   /** A decision of the enqueuing bookkeeping: its step (with the phase it implies), or failure. */
@@ -307,8 +318,19 @@ final class AcquisitionState {
     if (verdict.nodesMissing()) {
       return requeue("our lock node disappeared while waiting");
     }
+    boolean watched = readWatched;
+    readWatched = false;
     if (verdict.holds()) {
-      return revocable ? confirm() : grant(false, read.connected(), false);
+      if (revocable) {
+        return confirm();
+      }
+      if (watched || slots.size() != 1) {
+        return grant(false, read.connected(), false); // the read's child watch tells of changes
+      }
+      // A later read left no watch: watch our own node, to hear if it is deleted while held.
+      Step granted = grant(false, read.connected(), true);
+      return new Step.Both(
+          granted, new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.WATCH));
     }
     phase = Phase.WAITING;
     watchIsHead = verdict.watchIsHead();
@@ -332,7 +354,8 @@ final class AcquisitionState {
       return confirm(); // we were next after the head of an append-only queue
     }
     phase = Phase.READING;
-    return new Step.ReadQueue(epoch());
+    readWatched = false;
+    return new Step.ReadQueue(epoch(), false);
   }
 
   /** Our node read before the grant: still ours, so we hold (and honour an early revocation). */

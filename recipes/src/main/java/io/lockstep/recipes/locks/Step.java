@@ -25,8 +25,12 @@ sealed interface Step {
    */
   record FindOwnNode(int epoch, String protectionId) implements Step {}
 
-  /** Read the queues and let the drivers judge. */
-  record ReadQueue(int epoch) implements Step {}
+  /**
+   * Read the queues and let the drivers judge; {@code watchQueue}: leave a child watch (only an
+   * attempt's first read of a single queue does, so that a holder granted by it hears of a change
+   * of the queue at no cost, while waiters' later reads wake nobody).
+   */
+  record ReadQueue(int epoch, boolean watchQueue) implements Step {}
 
   /** Watch {@code path}, the node we wait for; {@code generation} names this watch. */
   record Watch(int epoch, int generation, String path) implements Step {}

@@ -374,6 +374,25 @@ class AcquisitionStateTest {
   }
 
   @Test
+  void onlyTheFirstReadWatchesTheQueue_soAGrantByALaterReadWatchesOurOwnNode() {
+    AcquisitionState state = inPhase(Phase.READING);
+    String first = "_c_x-lock-0000000000";
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+        .as("a later read: no child watch")
+        .isEqualTo(new Step.ReadQueue(0, false));
+
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+        .isEqualTo(
+            new Step.Both(
+                new Step.Grant(17, false, false),
+                new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH)));
+    assertThat(state.on(new StateEvent.QueueChanged()))
+        .as("already watched")
+        .isEqualTo(Step.IGNORE);
+  }
+
+  @Test
   void aCreateWithTheFirstReadBehindIt_waitsForThatRead_insteadOfSendingOne() {
     AcquisitionState state = newState(false);
     state.start();
@@ -401,7 +420,7 @@ class AcquisitionStateTest {
     behindAWaiter.start();
     behindAWaiter.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, false, before, false));
     assertThat(behindAWaiter.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
-        .isEqualTo(new Step.ReadQueue(0));
+        .isEqualTo(new Step.ReadQueue(0, false));
   }
 
   @Test
@@ -423,7 +442,7 @@ class AcquisitionStateTest {
     state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
 
     assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
-        .isEqualTo(new Step.ReadQueue(0));
+        .isEqualTo(new Step.ReadQueue(0, false));
   }
 
   @Test
@@ -437,7 +456,7 @@ class AcquisitionStateTest {
     state.on(new StateEvent.QueueRead(0, List.of(List.of("_c_w-__WRIT__0000000001", ours)), true));
 
     assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true)))
-        .isEqualTo(new Step.ReadQueue(0));
+        .isEqualTo(new Step.ReadQueue(0, false));
   }
 
   @Test
