@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * completes when the lock is held. {@link BlockingAcquire} parks a caller on that future (never on
  * a monitor), {@link Handles} hands out asynchronous holds.
  */
-final class Acquisition implements ClientEvents.Member {
+final class Acquisition implements Attempt, ClientEvents.Member {
   /*
    * Algorithm notes.
    *
@@ -41,13 +41,6 @@ final class Acquisition implements ClientEvents.Member {
    */
 
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
-
-  /** How an attempt ended, as the caller who gave up sees it. */
-  enum Outcome {
-    GRANTED,
-    WITHDRAWN,
-    FAILED
-  }
 
   private final LockContext context;
   private final AcquisitionState state;
@@ -309,7 +302,8 @@ final class Acquisition implements ClientEvents.Member {
   // ---- the caller ----
 
   /** Completes when the lock is held; fails with the attempt's failure, or when withdrawn. */
-  CompletableFuture<Void> grantedFuture() {
+  @Override
+  public CompletableFuture<Void> grantedFuture() {
     return granted;
   }
 
@@ -317,21 +311,25 @@ final class Acquisition implements ClientEvents.Member {
    * Completes when the first attempt reached a verdict (granted, waiting behind a node, or ended):
    * what a zero budget waits for.
    */
-  CompletableFuture<Void> decided() {
+  @Override
+  public CompletableFuture<Void> decided() {
     return decided;
   }
 
   /** Completes when an attempt that ended without a grant has left nothing behind. */
-  CompletableFuture<Void> cleanedUp() {
+  @Override
+  public CompletableFuture<Void> cleanedUp() {
     return janitor.done();
   }
 
   /** Why the attempt failed, once it has. */
-  RuntimeException failure() {
+  @Override
+  public RuntimeException failure() {
     return failure;
   }
 
-  LockContext context() {
+  @Override
+  public LockContext context() {
     return context;
   }
 
@@ -341,7 +339,8 @@ final class Acquisition implements ClientEvents.Member {
    *
    * @param reason what observers hear: {@link AcquireOutcome#TIMED_OUT} or {@code WITHDRAWN}
    */
-  Outcome withdraw(AcquireOutcome reason) {
+  @Override
+  public Outcome withdraw(AcquireOutcome reason) {
     withdrawnAs = reason;
     on(new StateEvent.Withdraw());
     Phase phase = state.view().phase();
@@ -355,17 +354,20 @@ final class Acquisition implements ClientEvents.Member {
    * Releases the hold: deletes our nodes in the caller's thread (handed to Curator's background
    * retries if ZooKeeper is unreachable). Releasing a lost hold clears local state and warns.
    */
-  void release() {
+  @Override
+  public void release() {
     on(new StateEvent.Release());
   }
 
   /** The fencing token, or a {@link LockOwnershipLostException} if the hold was lost. */
-  long checkedFencingToken() {
+  @Override
+  public long checkedFencingToken() {
     return notLost().token();
   }
 
   /** Throws {@link LockOwnershipLostException} if the hold was lost. */
-  void checkNotLost() {
+  @Override
+  public void checkNotLost() {
     notLost();
   }
 
@@ -388,18 +390,26 @@ final class Acquisition implements ClientEvents.Member {
     return state.view();
   }
 
+  @Override
+  public Phase phase() {
+    return state.view().phase();
+  }
+
   /** Our node paths, one per queue. */
-  List<String> nodePaths() {
+  @Override
+  public List<String> nodePaths() {
     return state.view().nodes();
   }
 
   /** One check operation per node of ours, for the caller's transaction. */
-  List<CuratorOp> ownershipChecks() {
+  @Override
+  public List<CuratorOp> ownershipChecks() {
     return context.zk().checks(notLost().nodes());
   }
 
   /** The client's connection timeout: the grace given to a first attempt and to a cleanup. */
-  long connectionTimeoutNanos() {
+  @Override
+  public long connectionTimeoutNanos() {
     return TimeUnit.MILLISECONDS.toNanos(
         context.client().getZookeeperClient().getConnectionTimeoutMs());
   }

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The blocking bridge: a caller's thread parked on an {@link Acquisition}'s future (never on a
+ * The blocking bridge: a caller's thread parked on an {@link Attempt}'s future (never on a
  * monitor), and what it does when the budget runs out, the thread is interrupted or the attempt
  * fails. An attempt that gives up is gone from the server when the caller returns, or its deletion
  * was handed to the background after at most the client's connection timeout.
@@ -25,7 +25,7 @@ final class BlockingAcquire {
    * @throws InterruptedException if interrupted before the lock was granted (attempt withdrawn)
    * @throws LockException if the acquisition failed (also when it fails right at its deadline)
    */
-  static boolean await(Acquisition acquisition, long timeoutNanos) throws InterruptedException {
+  static boolean await(Attempt acquisition, long timeoutNanos) throws InterruptedException {
     Retries clock = acquisition.context().retries();
     long start = clock.now();
     try {
@@ -49,7 +49,7 @@ final class BlockingAcquire {
           return false;
       }
     } catch (InterruptedException e) {
-      if (acquisition.withdraw(AcquireOutcome.WITHDRAWN) == Acquisition.Outcome.GRANTED) {
+      if (acquisition.withdraw(AcquireOutcome.WITHDRAWN) == Attempt.Outcome.GRANTED) {
         Thread.currentThread().interrupt(); // granted before we could withdraw: keep the grant
         return true;
       }
@@ -63,7 +63,7 @@ final class BlockingAcquire {
   }
 
   /** Waits until the lock is held, ignoring interrupts; the flag is set again on return. */
-  static void awaitUninterruptibly(Acquisition acquisition) {
+  static void awaitUninterruptibly(Attempt acquisition) {
     boolean interrupted = false;
     try {
       while (true) {
@@ -83,7 +83,7 @@ final class BlockingAcquire {
     }
   }
 
-  private static RuntimeException failed(Acquisition acquisition, ExecutionException e) {
+  private static RuntimeException failed(Attempt acquisition, ExecutionException e) {
     awaitCleanup(acquisition);
     Throwable cause = Retries.unwrap(e.getCause());
     return cause instanceof RuntimeException
@@ -91,7 +91,7 @@ final class BlockingAcquire {
         : new LockException("Lock " + acquisition.context().description() + ": " + cause, cause);
   }
 
-  private static void awaitCleanup(Acquisition acquisition) {
+  private static void awaitCleanup(Attempt acquisition) {
     Retries clock = acquisition.context().retries();
     awaitQuietly(
         acquisition.cleanedUp(), clock.now() + acquisition.connectionTimeoutNanos(), clock);

@@ -6,11 +6,11 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /** A {@link LockHold}: one granted acquisition, owned by whoever has the handle. */
 final class Handle implements LockHold {
-  private final Acquisition acquisition;
+  private final Attempt acquisition;
   private final Handles owner;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  Handle(Acquisition acquisition, Handles owner) {
+  Handle(Attempt acquisition, Handles owner) {
     this.acquisition = acquisition;
     this.owner = owner;
   }
@@ -31,7 +31,7 @@ final class Handle implements LockHold {
     if (closed.get()) {
       return LockState.RELEASED;
     }
-    switch (acquisition.view().phase()) {
+    switch (acquisition.phase()) {
       case AT_RISK:
         return LockState.AT_RISK;
       case LOST:

@@ -42,7 +42,7 @@ final class Handles {
    * @return the hold, or null if the budget ran out (the attempt was withdrawn)
    */
   LockHold hold(long timeoutNanos) throws InterruptedException {
-    Acquisition acquisition = start();
+    Attempt acquisition = start();
     return BlockingAcquire.await(acquisition, timeoutNanos) ? register(acquisition) : null;
   }
 
@@ -53,7 +53,7 @@ final class Handles {
    * @param executor completes the future, so runs its dependent stages
    */
   CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
-    Acquisition acquisition = start();
+    Attempt acquisition = start();
     CompletableFuture<LockHold> result = new CompletableFuture<>();
     Callbacks.when(
         acquisition.grantedFuture(),
@@ -86,20 +86,19 @@ final class Handles {
     live.remove(handle);
   }
 
-  private Acquisition start() {
+  private Attempt start() {
     Runnable handler = revocation == null ? null : revocation.handler();
-    return Acquisition.start(context, slots.get(), handler);
+    return context.startAttempt(slots.get(), handler);
   }
 
-  private Handle register(Acquisition acquisition) {
+  private Handle register(Attempt acquisition) {
     Handle handle = new Handle(acquisition, this);
     live.add(handle);
     return handle;
   }
 
   /** The attempt ended: hand the hold over, or the failure; a hold nobody takes is released. */
-  private void deliver(
-      Acquisition acquisition, Throwable failure, CompletableFuture<LockHold> result) {
+  private void deliver(Attempt acquisition, Throwable failure, CompletableFuture<LockHold> result) {
     if (failure == null) {
       Handle handle = register(acquisition);
       if (!result.complete(handle)) {
@@ -116,7 +115,7 @@ final class Handles {
    * left nothing behind (or after the connection timeout).
    */
   private void onDeadline(
-      Acquisition acquisition, CompletableFuture<LockHold> result, Executor executor) {
+      Attempt acquisition, CompletableFuture<LockHold> result, Executor executor) {
     if (result.isDone()) {
       return;
     }
@@ -124,7 +123,7 @@ final class Handles {
     Callbacks.when(
         within(acquisition.decided(), graceMillis),
         (v, f) -> {
-          if (acquisition.withdraw(AcquireOutcome.TIMED_OUT) != Acquisition.Outcome.WITHDRAWN) {
+          if (acquisition.withdraw(AcquireOutcome.TIMED_OUT) != Attempt.Outcome.WITHDRAWN) {
             return; // granted or failed first: deliver tells
           }
           TimeoutException timeout =

@@ -21,7 +21,7 @@ interface Holds {
   void release();
 
   /** The caller's hold, or an {@link IllegalMonitorStateException} naming the lock. */
-  Acquisition current();
+  Attempt current();
 
   /** How many times the caller holds the lock; 0 if not at all. */
   int holdCount();

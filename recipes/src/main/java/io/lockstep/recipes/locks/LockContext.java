@@ -1,5 +1,6 @@
 package io.lockstep.recipes.locks;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
@@ -99,6 +100,11 @@ final class LockContext {
 
   Supplier<String> protectionIds() {
     return protectionIds;
+  }
+
+  /** Starts an attempt of this lock object in the given queues. */
+  Attempt startAttempt(List<Slot> slots, Runnable revocationHandler) {
+    return Acquisition.start(this, slots, revocationHandler);
   }
 
   /** The client's connection and close events, shared by all its locks. */

@@ -18,7 +18,7 @@ final class ObjectHold implements Holds {
   private final Semaphore permit = new Semaphore(1, true);
   private final AtomicReference<Hold> held = new AtomicReference<>();
 
-  private record Hold(Acquisition acquisition, Thread acquirer) {}
+  private record Hold(Attempt acquisition, Thread acquirer) {}
 
   ObjectHold(LockContext context, List<Slot> slots) {
     this.context = context;
@@ -59,7 +59,7 @@ final class ObjectHold implements Holds {
     try {
       long remaining =
           timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (context.retries().now() - start));
-      Acquisition acquisition = Acquisition.start(context, slots, null);
+      Attempt acquisition = context.startAttempt(slots, null);
       acquired = BlockingAcquire.await(acquisition, remaining);
       if (acquired) {
         held.set(new Hold(acquisition, Thread.currentThread()));
@@ -84,7 +84,7 @@ final class ObjectHold implements Holds {
     permit.acquireUninterruptibly();
     boolean acquired = false;
     try {
-      Acquisition acquisition = Acquisition.start(context, slots, null);
+      Attempt acquisition = context.startAttempt(slots, null);
       BlockingAcquire.awaitUninterruptibly(acquisition);
       held.set(new Hold(acquisition, Thread.currentThread()));
       acquired = true;
@@ -110,7 +110,7 @@ final class ObjectHold implements Holds {
   }
 
   @Override
-  public Acquisition current() {
+  public Attempt current() {
     Hold hold = held.get();
     if (hold == null) {
       throw new IllegalMonitorStateException("The lock is not held: " + context.description());

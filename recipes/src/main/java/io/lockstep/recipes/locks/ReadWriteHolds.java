@@ -51,7 +51,7 @@ final class ReadWriteHolds {
    * @throws LockOwnershipLostException if the thread's write hold was lost
    */
   private List<Slot> readSlots(Thread thread) {
-    Acquisition write = writes.heldBy(thread);
+    Attempt write = writes.heldBy(thread);
     if (write == null) {
       return List.of(Slot.of(path, ReadWriteDriver.READ, data));
     }

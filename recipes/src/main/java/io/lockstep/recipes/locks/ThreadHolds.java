@@ -18,10 +18,10 @@ final class ThreadHolds implements Holds {
 
   /** A thread's hold. Only the owning thread reads or writes {@code count}. */
   private static final class Hold {
-    final Acquisition acquisition;
+    final Attempt acquisition;
     int count = 1;
 
-    Hold(Acquisition acquisition) {
+    Hold(Attempt acquisition) {
       this.acquisition = acquisition;
     }
   }
@@ -78,7 +78,7 @@ final class ThreadHolds implements Holds {
     if (queues == null) {
       return false;
     }
-    Acquisition acquisition = start(queues);
+    Attempt acquisition = start(queues);
     if (!BlockingAcquire.await(acquisition, timeoutNanos)) {
       return false;
     }
@@ -92,7 +92,7 @@ final class ThreadHolds implements Holds {
     if (reenter(thread)) {
       return;
     }
-    Acquisition acquisition = start(queuesFor(thread, true));
+    Attempt acquisition = start(queuesFor(thread, true));
     BlockingAcquire.awaitUninterruptibly(acquisition);
     holds.put(thread, new Hold(acquisition));
   }
@@ -120,9 +120,9 @@ final class ThreadHolds implements Holds {
     return queues;
   }
 
-  private Acquisition start(List<Slot> queues) {
+  private Attempt start(List<Slot> queues) {
     Runnable revocationHandler = revocation == null ? null : revocation.handler();
-    return Acquisition.start(context, queues, revocationHandler);
+    return context.startAttempt(queues, revocationHandler);
   }
 
   /** Releases one hold count of the current thread; the last one deletes the node. */
@@ -141,14 +141,14 @@ final class ThreadHolds implements Holds {
   }
 
   /** The given thread's hold, or null. */
-  Acquisition heldBy(Thread thread) {
+  Attempt heldBy(Thread thread) {
     Hold hold = holds.get(thread);
     return hold == null ? null : hold.acquisition;
   }
 
   @Override
-  public Acquisition current() {
-    Acquisition acquisition = heldBy(Thread.currentThread());
+  public Attempt current() {
+    Attempt acquisition = heldBy(Thread.currentThread());
     if (acquisition == null) {
       throw notOwner();
     }
