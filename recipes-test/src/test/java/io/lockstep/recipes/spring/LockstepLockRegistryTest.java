@@ -258,6 +258,26 @@ class LockstepLockRegistryTest {
     lock.unlock();
   }
 
+  /**
+   * The difference docs/spring.md states: what Spring's registry relies on, Curator's mutex, takes
+   * a reentrant acquire after its session was lost for a hold, so a leader never learns it lost.
+   */
+  @Test
+  void curatorsMutex_reacquiredAfterItsSessionWasLost_saysNothing() throws Exception {
+    CuratorFramework client = zk.newClient();
+    InterProcessMutex spring = new InterProcessMutex(client, zk.path("registry") + "/leader");
+    InterProcessMutex observer =
+        new InterProcessMutex(zk.newClient(), zk.path("registry") + "/leader");
+    spring.acquire();
+
+    Sessions.expire(client, zk.server().getConnectString());
+    await("the server deleted the node").until(() -> observer.getParticipantNodes().isEmpty());
+
+    assertThat(spring.acquire(1, TimeUnit.SECONDS)).as("Curator: still 'held'").isTrue();
+    spring.release();
+    spring.release();
+  }
+
   @Test
   void badInput_isRefused_namingTheArgument() {
     CuratorFramework client = zk.newClient();
