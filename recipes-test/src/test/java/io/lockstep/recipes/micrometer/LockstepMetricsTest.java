@@ -190,6 +190,10 @@ class LockstepMetricsTest {
     lock.acquire();
     lock.release();
 
+    metrics.close(); // again: nothing
+    assertThatThrownBy(() -> metrics.bindTo(new SimpleMeterRegistry()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
     assertThat(registry.find(LockstepMetrics.WAITERS).gauge()).isNull();
     assertThat(registry.find(LockstepMetrics.HOLDERS).gauge()).isNull();
     await()

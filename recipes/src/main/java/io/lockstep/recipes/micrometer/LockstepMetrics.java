@@ -1,5 +1,6 @@
 package io.lockstep.recipes.micrometer;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockAttempt;
 import io.lockstep.recipes.locks.LockObserver;
@@ -14,6 +15,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -99,8 +101,14 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
   private final Map<String, Bucket> buckets; // by path tag; one bucket under "" when untagged
   private final Bucket others;
   private final Observer observer = new Observer();
-  private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
-  private final List<Registered> gauges = new CopyOnWriteArrayList<>();
+  private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>(); // read lock-free
+  private final Object bindings = new Object(); // guards binding and closing
+
+  @GuardedBy("bindings")
+  private final List<Registered> gauges = new ArrayList<>();
+
+  @GuardedBy("bindings")
+  private boolean closed; // terminal: no more binding, nothing observed
 
   /* Algorithm notes:
    *
@@ -169,15 +177,26 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
    * Registers the gauges in {@code registry}, and from now on records the timers and counters there
    * too.
    *
-   * @param registry the registry
+   * @param registry the registry; binding to one already bound does nothing
    * @throws NullPointerException if {@code registry} is null
+   * @throws IllegalStateException if this was closed
    */
   @Override
   public void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry");
-    if (registries.contains(registry)) {
-      return;
+    synchronized (bindings) {
+      if (closed) {
+        throw new IllegalStateException("closed: " + this);
+      }
+      if (!registries.contains(registry)) {
+        registerGauges(registry);
+        registries.add(registry);
+      }
     }
+  }
+
+  @GuardedBy("bindings")
+  private void registerGauges(MeterRegistry registry) {
     for (Bucket bucket : buckets.values()) {
       Tags gaugeTags = tagsOf(bucket);
       gauges.add(
@@ -197,21 +216,26 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
                   .strongReference(true)
                   .register(registry)));
     }
-    registries.add(registry);
   }
 
   /**
    * Stops observing the client's locks and removes the gauges from the registries bound; the timers
-   * and counters keep their totals.
+   * and counters keep their totals. Closing again does nothing.
    */
   @Override
   public void close() {
-    LockObservers.of(client).removeListener(observer);
-    registries.clear();
-    for (Registered gauge : gauges) {
-      gauge.registry().remove(gauge.meter());
+    synchronized (bindings) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      LockObservers.of(client).removeListener(observer);
+      registries.clear();
+      for (Registered gauge : gauges) {
+        gauge.registry().remove(gauge.meter());
+      }
+      gauges.clear();
     }
-    gauges.clear();
   }
 
   private Bucket bucketOf(LockAttempt attempt) {
