@@ -59,7 +59,10 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * session expires (with Spring's own registry it does not notice).
  *
  * <p><b>Limits.</b> Every key obtained stays in memory until {@link #expireUnusedOlderThan(long)}
- * drops it; call it from time to time in a service with many keys. A lock has no conditions. A
+ * drops it; call it from time to time in a service with many keys. To know whether a lock is in
+ * use, the registry observes each of its locks ({@link LockObservers#of(
+ * io.lockstep.recipes.locks.FencedLock)}); with an observer, a grant reaches the waiting thread
+ * through one of Lockstep's threads, a hand-off of microseconds. A lock has no conditions. A
  * distributed lock is not a JVM mutex (see {@link io.lockstep.recipes.locks.FencedLock}): fence the
  * writes that matter with {@link LockView#fencingToken()}.
  */
