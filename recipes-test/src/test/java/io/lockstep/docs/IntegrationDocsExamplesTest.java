@@ -1,0 +1,234 @@
+package io.lockstep.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.docs.DocsExamplesTest.FencedStore;
+import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockInspector;
+import io.lockstep.recipes.locks.LockView;
+import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.recipes.micrometer.LockstepMetrics;
+import io.lockstep.recipes.spring.LockstepLockRegistry;
+import io.lockstep.testing.ZooKeeperExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Lock;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+
+/** The examples of {@code docs/spring.md} and {@code docs/metrics.md}, run on a real server. */
+@Timeout(60)
+class IntegrationDocsExamplesTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  private final FencedStore orders = new FencedStore();
+  private final List<String> published = new CopyOnWriteArrayList<>();
+
+  // ---- docs/spring.md ----
+
+  @Test
+  void spring_obtain_lockAndWriteWithTheFencingToken() throws Exception {
+    CuratorFramework client = zk.newClient();
+    // docs/spring.md: obtain
+    LockstepLockRegistry registry = new LockstepLockRegistry(client); // was: ZookeeperLockRegistry
+    Lock lock = registry.obtain("order-17");
+    lock.lock();
+    try {
+      orders.write("order-17", "paid", ((LockView) lock).fencingToken());
+    } finally {
+      lock.unlock();
+    }
+    // docs: end
+    assertThat(orders.read("order-17")).isEqualTo("paid");
+    assertThat(registry.pathOf("order-17")).isEqualTo("/SpringIntegration-LockRegistry/order-17");
+    assertThat(((LockView) lock).fencedLock().getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void spring_rollingUpgrade_oldAndNewInstancesExcludeEachOther() throws Exception {
+    CuratorFramework client = zk.newClient();
+    // what Spring's ZookeeperLockRegistry(client) locks for the key "order-17":
+    InterProcessMutex notYetUpgraded =
+        new InterProcessMutex(zk.newClient(), "/SpringIntegration-LockRegistry/order-17");
+    notYetUpgraded.acquire();
+    try {
+      Lock lock = new LockstepLockRegistry(client).obtain("order-17");
+      assertThat(lock.tryLock(200, TimeUnit.MILLISECONDS)).isFalse();
+    } finally {
+      notYetUpgraded.release();
+    }
+  }
+
+  @Test
+  void spring_executeLocked_runsUnderTheLock() throws Exception {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
+    InterProcessMutex otherInstance = new InterProcessMutex(zk.newClient(), "/locks/daily-report");
+    // docs/spring.md: execute locked
+    registry.executeLocked("daily-report", () -> published.add("daily report"));
+
+    String outcome =
+        registry.executeLocked("daily-report", Duration.ofSeconds(5), () -> "published again");
+    // docs: end
+    assertThat(published).containsExactly("daily report");
+    assertThat(outcome).isEqualTo("published again");
+
+    otherInstance.acquire();
+    try {
+      assertThatThrownBy(
+              () ->
+                  registry.executeLocked(
+                      "daily-report", Duration.ofMillis(200), () -> "not published"))
+          .isInstanceOf(TimeoutException.class);
+    } finally {
+      otherInstance.release();
+    }
+  }
+
+  /** A service's Spring configuration: the registry, and a leader election that uses it. */
+  @Configuration(proxyBeanMethods = false)
+  static class BillingConfiguration {
+    // docs/spring.md: beans
+    @Bean
+    LockstepLockRegistry lockRegistry(CuratorFramework client) {
+      return new LockstepLockRegistry(client, "/locks/leaders");
+    }
+
+    @Bean
+    LockRegistryLeaderInitiator leaderInitiator(LockstepLockRegistry lockRegistry) {
+      return new LockRegistryLeaderInitiator(lockRegistry, new DefaultCandidate("a", "billing"));
+    }
+    // docs: end
+  }
+
+  @Test
+  void spring_beans_electALeaderWhileTheContextRuns_andLeaveNothingOnceClosed() throws Exception {
+    CuratorFramework client = zk.newClient();
+    LockRegistryLeaderInitiator initiator;
+    try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+      context.registerBean(CuratorFramework.class, () -> client);
+      context.register(BillingConfiguration.class);
+      context.refresh();
+      initiator = context.getBean(LockRegistryLeaderInitiator.class);
+
+      await("the only candidate leads").until(() -> initiator.getContext().isLeader());
+      assertThat(new LockInspector(client).inspect("/locks/leaders/billing").holders()).hasSize(1);
+    }
+    assertThat(initiator.isRunning()).isFalse();
+    zk.assertNothingLeft();
+  }
+
+  // ---- docs/metrics.md ----
+
+  @Test
+  void metrics_bind_countsEveryLockOfTheClient() throws Exception {
+    CuratorFramework client = zk.newClient();
+    MeterRegistry meterRegistry = new SimpleMeterRegistry();
+    // docs/metrics.md: bind
+    new LockstepMetrics(client).bindTo(meterRegistry);
+    // docs: end
+    ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
+    lock.acquire();
+    lock.release();
+
+    await()
+        .until(
+            () ->
+                meterRegistry.find(LockstepMetrics.HELD).timer() != null
+                    && meterRegistry.get(LockstepMetrics.HELD).timer().count() == 1);
+    assertThat(
+            meterRegistry
+                .get("lockstep.lock.acquire")
+                .tags("recipe", "ReentrantMutex", "outcome", "GRANTED")
+                .timer()
+                .count())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void metrics_tagPaths_tellsTheNamedLocksApart() throws Exception {
+    CuratorFramework client = zk.newClient();
+    MeterRegistry meterRegistry = new SimpleMeterRegistry();
+    // docs/metrics.md: tag paths
+    LockstepMetrics.builder(client)
+        .tagPaths(Set.of("/locks/billing", "/locks/daily-report"))
+        .build()
+        .bindTo(meterRegistry);
+    // docs: end
+    try (LockHold hold = new ReentrantMutex(client, "/locks/billing").hold()) {
+      await()
+          .until(
+              () ->
+                  meterRegistry
+                          .get("lockstep.lock.holders")
+                          .tag("path", "/locks/billing")
+                          .gauge()
+                          .value()
+                      == 1);
+    }
+    try (LockHold hold = new ReentrantMutex(client, "/locks/orders/17").hold()) {
+      await()
+          .until(
+              () ->
+                  meterRegistry.get("lockstep.lock.holders").tag("path", "other").gauge().value()
+                      == 1);
+    }
+    assertThat(meterRegistry.get("lockstep.lock.holders").gauges()).hasSize(3);
+  }
+
+  @Test
+  void metrics_flightRecording_holdsTheEvents(@TempDir Path dir) throws Exception {
+    CuratorFramework client = zk.newClient();
+    Path file = dir.resolve("locks.jfr");
+    ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
+    try (Recording recording = new Recording(jdk.jfr.Configuration.getConfiguration("default"))) {
+      recording.start(); // as -XX:StartFlightRecording does, with the JDK's default settings
+      lock.acquire();
+      lock.release();
+      recording.stop();
+      recording.dump(file);
+    }
+    // docs/metrics.md: read a recording
+    List<String> acquires = new ArrayList<>();
+    for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
+      if (event.getEventType().getName().equals("io.lockstep.LockAcquire")) {
+        acquires.add(
+            event.getString("path")
+                + " "
+                + event.getString("outcome")
+                + " after "
+                + event.getDuration().toMillis()
+                + " ms, token "
+                + event.getLong("fencingToken"));
+      }
+    }
+    // docs: end
+    assertThat(acquires).singleElement().asString().startsWith("/locks/orders GRANTED after ");
+    assertThat(RecordingFile.readAllEvents(file))
+        .as("a recording with the JDK's default settings has the hold too")
+        .filteredOn(event -> event.getEventType().getName().equals("io.lockstep.LockHold"))
+        .singleElement()
+        .satisfies(event -> assertThat(event.getString("path")).isEqualTo("/locks/orders"));
+  }
+}

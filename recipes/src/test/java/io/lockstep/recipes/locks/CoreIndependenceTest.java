@@ -1,0 +1,71 @@
+package io.lockstep.recipes.locks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The core never refers to the optional integrations: no compiled class of {@code
+ * io.lockstep.recipes.locks} names a type of Spring or Micrometer, so a user without them loads
+ * none of their classes (and needs none of their jars). The constant pool of a class file holds
+ * every type it refers to as a UTF-8 internal name ({@code org/springframework/...}), which is what
+ * this test looks for.
+ */
+@Timeout(10)
+class CoreIndependenceTest {
+  private static final List<String> OPTIONAL = List.of("org/springframework/", "io/micrometer/");
+
+  @Test
+  void theCoreClasses_referToNeitherSpringNorMicrometer() throws Exception {
+    List<Path> core = coreClassFiles();
+    List<String> references = new ArrayList<>();
+    for (Path file : core) {
+      String bytes = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1);
+      for (String prefix : OPTIONAL) {
+        if (bytes.contains(prefix) || bytes.contains(prefix.replace('/', '.'))) {
+          references.add(file.getFileName() + " refers to " + prefix);
+        }
+      }
+    }
+    assertThat(core).as("the core's class files").hasSizeGreaterThan(40);
+    assertThat(references).isEmpty();
+  }
+
+  /** The check can fail: the adapters' own class files do refer to what they adapt. */
+  @Test
+  void theAdapters_doReferToWhatTheyAdapt() throws Exception {
+    Path classes = classesRoot();
+    String registry =
+        new String(
+            Files.readAllBytes(
+                classes.resolve("io/lockstep/recipes/spring/LockstepLockRegistry.class")),
+            StandardCharsets.ISO_8859_1);
+    String metrics =
+        new String(
+            Files.readAllBytes(
+                classes.resolve("io/lockstep/recipes/micrometer/LockstepMetrics.class")),
+            StandardCharsets.ISO_8859_1);
+    assertThat(registry).contains("org/springframework/");
+    assertThat(metrics).contains("io/micrometer/");
+  }
+
+  private static List<Path> coreClassFiles() throws IOException, URISyntaxException {
+    Path core = classesRoot().resolve("io/lockstep/recipes/locks");
+    try (Stream<Path> files = Files.list(core)) {
+      return files.filter(f -> f.toString().endsWith(".class")).sorted().toList();
+    }
+  }
+
+  private static Path classesRoot() throws URISyntaxException {
+    return Path.of(LockDriver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+  }
+}
