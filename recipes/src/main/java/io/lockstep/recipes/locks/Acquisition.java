@@ -55,6 +55,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   private final CompletableFuture<Void> decided = new CompletableFuture<>();
   private final Telemetry telemetry;
   private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
+  private volatile Runnable queueChangedHook; // told when the queue changes while held
   private volatile RuntimeException failure;
 
   private Acquisition(LockContext context, List<Slot> slots, Runnable revocationHandler) {
@@ -104,8 +105,17 @@ final class Acquisition implements Attempt, ClientEvents.Member {
 
   // ---- carrying out steps ----
 
+  /** Runs {@code hook} when the child watch of the granting read fires: the queue changed. */
+  void onQueueChanged(Runnable hook) {
+    queueChangedHook = hook;
+  }
+
   /** An answer or a watch event: to the state, and its step carried out. */
   void on(StateEvent event) {
+    Runnable hook = queueChangedHook;
+    if (hook != null && event instanceof StateEvent.QueueChanged) {
+      hook.run();
+    }
     if (event instanceof StateEvent.Created created && lockPaths.size() == 1) {
       clientEvents.localQueues().note(context.zk().toZk(created.nodes().get(0)), this);
     }

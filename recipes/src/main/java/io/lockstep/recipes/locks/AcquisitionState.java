@@ -38,7 +38,8 @@ final class AcquisitionState {
    */
 
   /** What the owner of an acquisition can read of it, all from one moment. */
-  record View(Phase phase, long token, List<String> nodes, long owner, String lostReason) {}
+  record View(
+      Phase phase, long token, List<String> nodes, long owner, String lostReason, boolean alone) {}
 
   private final ReentrantLock lock = new ReentrantLock();
   private final List<Slot> slots;
@@ -78,6 +79,9 @@ final class AcquisitionState {
 
   @GuardedBy("lock")
   private boolean readWatched; // READING: the read in flight leaves a child watch
+
+  @GuardedBy("lock")
+  private boolean grantedAlone; // granted by a read that found our nodes alone in their queues
 
   @GuardedBy("lock")
   private Hold hold; // from the grant on: the hold, which then hears every event
@@ -155,8 +159,8 @@ final class AcquisitionState {
     lock.lock();
     try {
       return hold == null
-          ? new View(phase, token, nodes, owner, null)
-          : new View(hold.phase(), token, nodes, owner, hold.lostReason());
+          ? new View(phase, token, nodes, owner, null, false)
+          : new View(hold.phase(), token, nodes, owner, hold.lostReason(), grantedAlone);
     } finally {
       lock.unlock();
     }
@@ -321,6 +325,7 @@ final class AcquisitionState {
     boolean watched = readWatched;
     readWatched = false;
     if (verdict.holds()) {
+      grantedAlone = read.children().stream().allMatch(names -> names.size() == 1);
       if (revocable) {
         return confirm();
       }

@@ -14,6 +14,8 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.listen.Listenable;
 import org.apache.curator.framework.listen.StandardListenerManager;
 import org.apache.curator.framework.state.ConnectionState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One per Curator client: hears the client's connection states and its closing, and passes them to
@@ -25,6 +27,8 @@ import org.apache.curator.framework.state.ConnectionState;
  * one the state is polled while acquisitions are live.
  */
 final class ClientEvents {
+  private static final Logger log = LoggerFactory.getLogger(ClientEvents.class);
+
   /** An acquisition, as the client's events reach it. */
   interface Member {
     /** SUSPENDED or READ_ONLY. */
@@ -51,6 +55,7 @@ final class ClientEvents {
   private final Scheduler scheduler;
   private final Set<Member> members = ConcurrentHashMap.newKeySet();
   private final LocalQueues localQueues = new LocalQueues();
+  private final ConcurrentMap<String, Cohort> cohorts = new ConcurrentHashMap<>();
   private final StandardListenerManager<LockObserver> observers =
       StandardListenerManager.standard();
   private final ReentrantLock lock = new ReentrantLock();
@@ -140,6 +145,16 @@ final class ClientEvents {
     members.remove(member);
   }
 
+  /**
+   * The cohort of this client on the queue of {@code lockZkPath} for {@code slot}'s lock name: one
+   * place in the queue shared by every lock object of the client that hands off locally there.
+   */
+  Cohort cohortOf(String lockZkPath, Slot slot, CuratorFramework lockClient) {
+    return cohorts.computeIfAbsent(
+        lockZkPath + "|" + slot.driver().lockName(),
+        key -> new Cohort(lockClient, slot.path(), slot));
+  }
+
   /** This client's nodes in each single queue. */
   LocalQueues localQueues() {
     return localQueues;
@@ -162,6 +177,7 @@ final class ClientEvents {
   }
 
   private void changed(ConnectionState state) {
+    log.debug("{}: {} for {} live acquisitions", client, state, members.size());
     switch (state) {
       case SUSPENDED:
       case READ_ONLY:

@@ -22,6 +22,8 @@ final class LockContext {
   private final ZkRequests zk;
   private final NodeDeletes deletes;
   private final Supplier<String> protectionIds;
+  private volatile Cohort cohort; // set once, for a lock object that hands off locally
+  private volatile int maxInARow;
   private final StandardListenerManager<LockStateListener> listeners =
       StandardListenerManager.standard();
   private final StandardListenerManager<LockObserver> observers =
@@ -102,9 +104,22 @@ final class LockContext {
     return protectionIds;
   }
 
+  /**
+   * Makes this lock object's attempts members of its process's cohort on its single queue: they
+   * take turns on one node, passing it on in memory at most {@code maxInARow} times in a row while
+   * another participant may wait.
+   */
+  void handOffLocally(Slot slot, int maxInARow) {
+    this.maxInARow = maxInARow;
+    this.cohort = clientEvents().cohortOf(zk.toZk(slot.path()), slot, client);
+  }
+
   /** Starts an attempt of this lock object in the given queues. */
   Attempt startAttempt(List<Slot> slots, Runnable revocationHandler) {
-    return Acquisition.start(this, slots, revocationHandler);
+    Cohort shared = cohort;
+    return shared == null
+        ? Acquisition.start(this, slots, revocationHandler)
+        : shared.join(this, maxInARow);
   }
 
   /** The client's connection and close events, shared by all its locks. */

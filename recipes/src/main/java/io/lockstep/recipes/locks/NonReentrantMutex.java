@@ -71,19 +71,107 @@ public final class NonReentrantMutex extends AbstractFencedLock {
    *     driver's lock name cannot be part of a node name
    */
   public NonReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    super(hold(client, path, driver));
+    this(client, path, driver, 0);
+  }
+
+  private NonReentrantMutex(
+      CuratorFramework client, String path, LockDriver driver, int localHandoffs) {
+    super(hold(client, path, driver, localHandoffs));
     this.client = client;
     this.path = path;
     this.driver = driver;
   }
 
-  private static Holds hold(CuratorFramework client, String path, LockDriver driver) {
+  private static Holds hold(
+      CuratorFramework client, String path, LockDriver driver, int localHandoffs) {
     Arguments.client(client);
     Arguments.path(path, "path");
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
-    return new ObjectHold(
-        new LockContext(client, path, "NonReentrantMutex"), List.of(Slot.of(path, driver, null)));
+    Slot slot = Slot.of(path, driver, null);
+    LockContext context = new LockContext(client, path, "NonReentrantMutex");
+    if (localHandoffs > 0) {
+      context.handOffLocally(slot, localHandoffs);
+    }
+    return new ObjectHold(context, List.of(slot));
+  }
+
+  /**
+   * Starts a lock on {@code path} with options beyond the constructors':
+   *
+   * <pre>{@code
+   * NonReentrantMutex lock = NonReentrantMutex.builder(client, "/locks/batch").localHandoff().build();
+   * }</pre>
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the lock path
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
+   */
+  public static Builder builder(CuratorFramework client, String path) {
+    return new Builder(Arguments.client(client), Arguments.path(path, "path"));
+  }
+
+  /**
+   * The options of a {@link NonReentrantMutex}: its queue order and local handoff. Not thread-safe;
+   * {@link #build()} checks them and makes the lock.
+   */
+  public static final class Builder {
+    private final CuratorFramework client;
+    private final String path;
+    private LockDriver driver = LockDriver.mutex();
+    private int localHandoffs;
+
+    private Builder(CuratorFramework client, String path) {
+      this.client = client;
+      this.path = path;
+    }
+
+    /**
+     * Orders the queue with {@code driver} instead of Curator's mutex order.
+     *
+     * @param driver the queue order; every participant of the path must agree with it
+     * @return this builder
+     * @throws NullPointerException if {@code driver} is null
+     */
+    public Builder driver(LockDriver driver) {
+      this.driver = Objects.requireNonNull(driver, "driver");
+      return this;
+    }
+
+    /**
+     * Hands the lock from holder to holder inside this process, with the default bound of {@value
+     * LocalHandoff#DEFAULT_MAX_IN_A_ROW} handoffs in a row; see {@link LocalHandoff}.
+     *
+     * @return this builder
+     */
+    public Builder localHandoff() {
+      return localHandoff(LocalHandoff.DEFAULT_MAX_IN_A_ROW);
+    }
+
+    /**
+     * Hands the lock from holder to holder inside this process: every lock object of this client on
+     * this path built this way shares one place in the queue; see {@link LocalHandoff}.
+     *
+     * @param maxInARow the most local handoffs in a row while others may wait; at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxInARow} is less than 1
+     */
+    public Builder localHandoff(int maxInARow) {
+      this.localHandoffs = LocalHandoff.checkBound(maxInARow);
+      return this;
+    }
+
+    /**
+     * Checks the options and makes the lock. Nothing is sent to ZooKeeper until the first acquire.
+     *
+     * @return the lock
+     * @throws IllegalArgumentException if the driver's lock name cannot be part of a node name
+     */
+    public NonReentrantMutex build() {
+      return new NonReentrantMutex(client, path, driver, localHandoffs);
+    }
   }
 
   /**

@@ -82,26 +82,122 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
    *     driver's lock name cannot be part of a node name
    */
   public ReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this(client, path, driver, new Revocation());
+    this(client, path, driver, new Revocation(), 0);
   }
 
   private ReentrantMutex(
-      CuratorFramework client, String path, LockDriver driver, Revocation revocation) {
-    super(holds(client, path, driver, revocation));
+      CuratorFramework client,
+      String path,
+      LockDriver driver,
+      Revocation revocation,
+      int localHandoffs) {
+    super(holds(client, path, driver, revocation, localHandoffs));
     this.client = client;
     this.path = path;
     this.driver = driver;
-    this.revocation = revocation;
+    this.revocation = localHandoffs > 0 ? null : revocation;
+  }
+
+  /**
+   * Starts a lock on {@code path} with options beyond the constructors':
+   *
+   * <pre>{@code
+   * ReentrantMutex lock = ReentrantMutex.builder(client, "/locks/orders").localHandoff(8).build();
+   * }</pre>
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the lock path
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
+   */
+  public static Builder builder(CuratorFramework client, String path) {
+    return new Builder(Arguments.client(client), Arguments.path(path, "path"));
+  }
+
+  /**
+   * The options of a {@link ReentrantMutex}: its queue order and local handoff. Not thread-safe;
+   * {@link #build()} checks them and makes the lock.
+   */
+  public static final class Builder {
+    private final CuratorFramework client;
+    private final String path;
+    private LockDriver driver = LockDriver.mutex();
+    private int localHandoffs;
+
+    private Builder(CuratorFramework client, String path) {
+      this.client = client;
+      this.path = path;
+    }
+
+    /**
+     * Orders the queue with {@code driver} instead of Curator's mutex order.
+     *
+     * @param driver the queue order; every participant of the path must agree with it
+     * @return this builder
+     * @throws NullPointerException if {@code driver} is null
+     */
+    public Builder driver(LockDriver driver) {
+      this.driver = Objects.requireNonNull(driver, "driver");
+      return this;
+    }
+
+    /**
+     * Hands the lock from holder to holder inside this process (cohort locking), with the default
+     * bound of {@value LocalHandoff#DEFAULT_MAX_IN_A_ROW} handoffs in a row; see {@link
+     * #localHandoff(int)}.
+     *
+     * @return this builder
+     */
+    public Builder localHandoff() {
+      return localHandoff(LocalHandoff.DEFAULT_MAX_IN_A_ROW);
+    }
+
+    /**
+     * Hands the lock from holder to holder inside this process (cohort locking). Every lock object
+     * of this client on this path built this way shares one place in the queue: one node for the
+     * process. Its local contenders (threads, handles, asynchronous waiters) take turns in memory,
+     * in arrival order, and the lock goes back through ZooKeeper only when no local contender
+     * waits, or after {@code maxInARow} local handoffs in a row while another participant may wait,
+     * so no other process starves. This changes Curator's strict queue order, hence the opt-in; see
+     * {@link LocalHandoff} for what it costs and what stays the same. A lock that hands off locally
+     * cannot be made revocable.
+     *
+     * @param maxInARow the most local handoffs in a row while others may wait; at least 1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxInARow} is less than 1
+     */
+    public Builder localHandoff(int maxInARow) {
+      this.localHandoffs = LocalHandoff.checkBound(maxInARow);
+      return this;
+    }
+
+    /**
+     * Checks the options and makes the lock. Nothing is sent to ZooKeeper until the first acquire.
+     *
+     * @return the lock
+     * @throws IllegalArgumentException if the driver's lock name cannot be part of a node name
+     */
+    public ReentrantMutex build() {
+      return new ReentrantMutex(client, path, driver, new Revocation(), localHandoffs);
+    }
   }
 
   private static Holds holds(
-      CuratorFramework client, String path, LockDriver driver, Revocation revocation) {
+      CuratorFramework client,
+      String path,
+      LockDriver driver,
+      Revocation revocation,
+      int localHandoffs) {
     Arguments.client(client);
     Arguments.path(path, "path");
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
     Slot slot = Slot.of(path, driver, null);
     LockContext context = new LockContext(client, path, "ReentrantMutex");
+    if (localHandoffs > 0) {
+      context.handOffLocally(slot, localHandoffs);
+    }
     return new ThreadHolds(
         context,
         thread -> List.of(revocation.slotFor(slot)),
@@ -152,6 +248,7 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
    *
    * @param listener called when a revocation is requested
    * @throws NullPointerException if {@code listener} is null
+   * @throws UnsupportedOperationException if the lock hands off locally
    */
   @Override
   public void makeRevocable(RevocationListener<ReentrantMutex> listener) {
@@ -165,11 +262,18 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
    * @param listener called when a revocation is requested
    * @param executor runs the listener
    * @throws NullPointerException if an argument is null
+   * @throws UnsupportedOperationException if the lock hands off locally
    */
   @Override
   public void makeRevocable(RevocationListener<ReentrantMutex> listener, Executor executor) {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
+    if (revocation == null) {
+      throw new UnsupportedOperationException(
+          "A lock that hands off locally cannot be revocable: its node is its process's, not a"
+              + " holder's: "
+              + this);
+    }
     revocation.enable(() -> executor.execute(() -> listener.revocationRequested(this)));
   }
 

@@ -26,6 +26,7 @@ class ApiSurfaceTest {
           "KeyedLocks",
           "LockDecision",
           "LockAttempt",
+          "LocalHandoff",
           "LockDriver",
           "LockException",
           "LockHold",
@@ -46,10 +47,12 @@ class ApiSurfaceTest {
           "MultiMutex",
           "MultiMutex$Builder",
           "NonReentrantMutex",
+          "NonReentrantMutex$Builder",
           "ReadWriteMutex",
           "ReadWriteMutex$ReadLock",
           "ReadWriteMutex$WriteLock",
-          "ReentrantMutex");
+          "ReentrantMutex",
+          "ReentrantMutex$Builder");
 
   @Test
   void thePublicTypesOfTheLibrary_areExactlyTheApi() throws Exception {

@@ -1,0 +1,250 @@
+package io.lockstep.recipes.locks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.testing.Sessions;
+import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Cohort locking: the holds of one process take turns on one node in memory, bounded while another
+ * participant waits; fencing stays strictly increasing; loss and Curator interop as without it.
+ */
+@Timeout(120)
+class LocalHandoffTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  @Test
+  void localContenders_takeTurnsOnOneNode_andALocalHandoffSendsNothing() throws Exception {
+    CuratorFramework client = zk.newClient();
+    ReentrantMutex lock = ReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+    ReentrantMutex sibling = ReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+
+    LockHold first = lock.hold();
+    CompletableFuture<LockHold> second = sibling.acquireAsync().toCompletableFuture();
+    CompletableFuture<LockHold> third = lock.acquireAsync().toCompletableFuture();
+    assertThat(client.getChildren().forPath(zk.path("lock")))
+        .as("one node for the process")
+        .hasSize(1);
+    long before = zk.requestsSoFar(client);
+
+    first.close();
+    LockHold secondHold = second.get(10, TimeUnit.SECONDS);
+    assertThat(third).isNotDone();
+    secondHold.close();
+    third.get(10, TimeUnit.SECONDS).close();
+
+    assertThat(zk.requestsSoFar(client) - before)
+        .as("two local handoffs, then the node's delete")
+        .isEqualTo(1);
+    assertThat(lock.getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void anotherProcessWaits_atMostTheBoundOfLocalHandoffsInARow() throws Exception {
+    CuratorFramework local = zk.newClient();
+    ReentrantMutex lock = ReentrantMutex.builder(local, zk.path("lock")).localHandoff(2).build();
+    ReentrantMutex remote = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    List<String> order = new CopyOnWriteArrayList<>();
+
+    LockHold first = lock.hold();
+    List<CompletableFuture<LockHold>> locals = new ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      int n = i;
+      locals.add(
+          lock.acquireAsync()
+              .thenApply(
+                  hold -> {
+                    order.add("local" + n);
+                    return hold;
+                  })
+              .toCompletableFuture());
+    }
+    CompletableFuture<LockHold> other =
+        remote
+            .acquireAsync()
+            .thenApply(
+                hold -> {
+                  order.add("remote");
+                  return hold;
+                })
+            .toCompletableFuture();
+    await().until(() -> local.getChildren().forPath(zk.path("lock")).size() == 2);
+    eventThreadCaughtUp(local); // the process has heard that someone queued behind it
+
+    first.close();
+    for (int i = 0; i < 6; i++) {
+      await().until(() -> order.size() > 0);
+      String next = order.get(order.size() - 1);
+      LockHold hold =
+          next.equals("remote")
+              ? other.get(10, TimeUnit.SECONDS)
+              : locals.get(Integer.parseInt(next.substring(5)) - 1).get(10, TimeUnit.SECONDS);
+      int granted = order.size();
+      hold.close();
+      if (i < 5) {
+        await().until(() -> order.size() > granted);
+      }
+    }
+
+    assertThat(order).containsExactly("local1", "local2", "remote", "local3", "local4", "local5");
+  }
+
+  @Test
+  void aLaterLocalHold_getsAGreaterToken_andAnEarlierHoldersChecksFail() throws Exception {
+    CuratorFramework client = zk.newClient();
+    client.create().creatingParentsIfNeeded().forPath(zk.path("data"), new byte[0]);
+    ReentrantMutex lock = ReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+
+    LockHold first = lock.hold();
+    long firstToken = first.fencingToken();
+    List<CuratorOp> staleChecks = first.ownershipChecks();
+    CompletableFuture<LockHold> waiting = lock.acquireAsync().toCompletableFuture();
+    first.close();
+    LockHold second = waiting.get(10, TimeUnit.SECONDS);
+
+    long secondToken = second.fencingToken();
+    assertThat(secondToken).isGreaterThan(firstToken);
+    assertThatThrownBy(() -> write(client, staleChecks, "stale"))
+        .isInstanceOf(KeeperException.BadVersionException.class);
+    write(client, second.ownershipChecks(), "fresh");
+    assertThat(new String(client.getData().forPath(zk.path("data")), "UTF-8")).isEqualTo("fresh");
+    assertThat(second.fencingToken()).as("asked again: the same token").isEqualTo(secondToken);
+    second.close();
+  }
+
+  private void write(CuratorFramework client, List<CuratorOp> checks, String value)
+      throws Exception {
+    List<CuratorOp> ops = new ArrayList<>(checks);
+    ops.add(client.transactionOp().setData().forPath(zk.path("data"), value.getBytes("UTF-8")));
+    client.transaction().forOperations(ops);
+  }
+
+  @Test
+  void sessionLoss_losesTheHold_andLocalWaitersTakeANewPlace() throws Exception {
+    CuratorFramework client = zk.newClient();
+    ReentrantMutex lock = ReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+    LockHold first = lock.hold();
+    CompletableFuture<LockHold> waiting = lock.acquireAsync().toCompletableFuture();
+
+    Sessions.expire(client, zk.server().getConnectString());
+
+    await().until(() -> first.state() == LockState.LOST);
+    assertThatThrownBy(first::checkHeld).isInstanceOf(LockOwnershipLostException.class);
+    LockHold second = waiting.get(30, TimeUnit.SECONDS);
+    assertThat(second.state()).isEqualTo(LockState.HELD);
+    assertThat(second.fencingToken()).isGreaterThan(0);
+    first.close(); // clears the lost hold, does not throw
+    second.close();
+    zk.assertNothingLeft();
+  }
+
+  @Test
+  void aLocalWaiterThatGivesUp_leavesNothing() throws Exception {
+    InterProcessMutex curator = new InterProcessMutex(zk.newClient(), zk.path("lock"));
+    CuratorFramework client = zk.newClient();
+    ReentrantMutex lock = ReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+    curator.acquire();
+    try {
+      assertThat(lock.tryHold(Duration.ofMillis(300))).as("Curator's holder excludes it").isEmpty();
+      assertThat(lock.acquire(300, TimeUnit.MILLISECONDS)).isFalse();
+      assertThat(lock.getParticipantNodes()).as("only Curator's node").hasSize(1);
+      assertThat(lock.isAcquiredInThisProcess()).isFalse();
+    } finally {
+      curator.release();
+    }
+    try (LockHold hold = lock.hold()) {
+      assertThat(curator.acquire(200, TimeUnit.MILLISECONDS))
+          .as("and it excludes Curator")
+          .isFalse();
+      hold.checkHeld();
+    }
+  }
+
+  @Test
+  void threadsOfOneProcess_neverHoldTogether() throws Exception {
+    CuratorFramework client = zk.newClient();
+    List<Integer> overlaps = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger inside =
+        new java.util.concurrent.atomic.AtomicInteger();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      ReentrantMutex lock = ReentrantMutex.builder(client, zk.path("lock")).localHandoff(3).build();
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = 0; i < 25; i++) {
+                    lock.acquire();
+                    try {
+                      if (inside.incrementAndGet() > 1) {
+                        overlaps.add(i);
+                      }
+                      lock.fencingToken();
+                      inside.decrementAndGet();
+                    } finally {
+                      lock.release();
+                    }
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      threads.add(thread);
+      thread.start();
+    }
+    for (Thread thread : threads) {
+      thread.join(60_000);
+      assertThat(thread.isAlive()).isFalse();
+    }
+    assertThat(overlaps).isEmpty();
+  }
+
+  @Test
+  void badBoundsAndRevocation_areRefused() {
+    CuratorFramework client = zk.newClient();
+    assertThatThrownBy(() -> ReentrantMutex.builder(client, zk.path("lock")).localHandoff(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxInARow");
+    assertThatThrownBy(() -> NonReentrantMutex.builder(client, zk.path("lock")).localHandoff(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxInARow");
+    ReentrantMutex lock = ReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+    assertThatThrownBy(() -> lock.makeRevocable(l -> {}))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void nonReentrantMutexes_shareThePlaceToo() throws Exception {
+    CuratorFramework client = zk.newClient();
+    NonReentrantMutex a = NonReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+    NonReentrantMutex b = NonReentrantMutex.builder(client, zk.path("lock")).localHandoff().build();
+    a.acquire();
+    CompletableFuture<LockHold> waiting = b.acquireAsync().toCompletableFuture();
+    assertThat(client.getChildren().forPath(zk.path("lock"))).hasSize(1);
+    a.release();
+    waiting.get(10, TimeUnit.SECONDS).close();
+    assertThat(a.getParticipantNodes()).isEmpty();
+  }
+
+  /** Returns once the client's event thread has processed everything the server sent so far. */
+  private static void eventThreadCaughtUp(CuratorFramework client) throws Exception {
+    CompletableFuture<Void> caughtUp = new CompletableFuture<>();
+    client.checkExists().inBackground((c, event) -> caughtUp.complete(null)).forPath("/");
+    caughtUp.get(10, TimeUnit.SECONDS);
+  }
+}
