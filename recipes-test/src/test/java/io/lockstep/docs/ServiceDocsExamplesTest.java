@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import org.apache.curator.framework.CuratorFramework;
@@ -157,6 +158,37 @@ class ServiceDocsExamplesTest {
     // docs: end
     assertThat(orders.read(orderId)).isEqualTo("shipped");
     assertThat(orderLocks.pathOf(orderId)).isEqualTo("/locks/orders/order%2F42");
+  }
+
+  @Test
+  void localHandoff_threadsOfOneServiceShareOnePlace() throws Exception {
+    CuratorFramework client = zk.newClient();
+    List<String> processed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ExecutorService workers = Executors.newFixedThreadPool(4);
+    try {
+      // docs/services.md: local handoff
+      ReentrantMutex lock =
+          ReentrantMutex.builder(client, "/locks/inventory").localHandoff(8).build();
+      List<Future<?>> batches = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        batches.add(
+            workers.submit(
+                () -> {
+                  try (LockHold hold = lock.hold()) { // the threads take turns on one node
+                    processed.add("batch");
+                  }
+                  return null;
+                }));
+      }
+      // docs: end
+      for (Future<?> batch : batches) {
+        batch.get(30, TimeUnit.SECONDS);
+      }
+    } finally {
+      workers.shutdownNow();
+    }
+    assertThat(processed).hasSize(4);
+    assertThat(client.checkExists().forPath("/locks/inventory")).isNotNull();
   }
 
   @Test
