@@ -69,16 +69,7 @@ final class AcquisitionState {
   private int requeues; // times our nodes were lost while waiting
 
   @GuardedBy("lock")
-  private ArmedWatch watch; // WAITING: the predecessor watch, once armed
-
-  @GuardedBy("lock")
-  private int watchGeneration; // names the latest predecessor watch asked for
-
-  @GuardedBy("lock")
-  private boolean watchIsHead; // WAITING: the watched node is the head of an append-only queue
-
-  @GuardedBy("lock")
-  private boolean readWatched; // READING: the read in flight leaves a child watch
+  private final Waiting waiting = new Waiting(); // reads and predecessor watch while waiting
 
   @GuardedBy("lock")
   private boolean grantedAlone; // granted by a read that found our nodes alone in their queues
@@ -141,14 +132,7 @@ final class AcquisitionState {
   boolean watchArmed(int e, int generation, ArmedWatch armed) {
     lock.lock();
     try {
-      if (e != epoch()
-          || phase != Phase.WAITING
-          || generation != watchGeneration
-          || watch != null) {
-        return false;
-      }
-      watch = armed;
-      return true;
+      return e == epoch() && phase == Phase.WAITING && waiting.arm(generation, armed);
     } finally {
       lock.unlock();
     }
@@ -225,11 +209,13 @@ final class AcquisitionState {
         Step read = adopt(created.nodes(), created.czxid(), created.owner());
         if (created.localPredecessor() != null && appendOnly) {
           phase = Phase.WAITING; // right behind a node of this process: nothing sorts between
-          readWatched = false;
-          watchIsHead = created.predecessorGranted();
-          return new Step.Watch(epoch(), ++watchGeneration, created.localPredecessor());
+          return waiting.watch(epoch(), created.localPredecessor(), created.predecessorGranted());
         }
-        return created.readBehind() ? Step.IGNORE : read; // the read behind leaves the watch
+        if (created.readBehind()) {
+          waiting.readBehindCreate(); // the read behind the create leaves the child watch
+          return Step.IGNORE;
+        }
+        return read;
       }
     }
     return new Step.Tidy(Cleanup.nodes(created.nodes()), answersCreate); // not wanted any more
@@ -256,13 +242,7 @@ final class AcquisitionState {
     if (!phase.isWaiting()) {
       return new Step.Tidy(Cleanup.NONE, true);
     }
-    return endFailed(
-        new LockOwnershipLostException(
-            "Lock "
-                + description
-                + ": cannot downgrade, the write node "
-                + writeNode
-                + " is gone"));
+    return endFailed(LockFailures.tieBroken(description, writeNode));
   }
 
   @GuardedBy("lock")
@@ -295,8 +275,7 @@ final class AcquisitionState {
   /** The first read of an attempt leaves a child watch on a single queue. */
   @GuardedBy("lock")
   private Step firstRead() {
-    readWatched = true;
-    return new Step.ReadQueue(epoch(), true);
+    return waiting.read(epoch(), true);
   }
 
   /** A decision of the enqueuing bookkeeping: its step (with the phase it implies), or failure. */
@@ -322,8 +301,7 @@ final class AcquisitionState {
     if (verdict.nodesMissing()) {
       return requeue("our lock node disappeared while waiting");
     }
-    boolean watched = readWatched;
-    readWatched = false;
+    boolean watched = waiting.answered();
     if (verdict.holds()) {
       grantedAlone = read.children().stream().allMatch(names -> names.size() == 1);
       if (revocable) {
@@ -338,8 +316,7 @@ final class AcquisitionState {
           granted, new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.WATCH));
     }
     phase = Phase.WAITING;
-    watchIsHead = verdict.watchIsHead();
-    return new Step.Watch(epoch(), ++watchGeneration, verdict.watchPath());
+    return waiting.watch(epoch(), verdict.watchPath(), verdict.watchIsHead());
   }
 
   @GuardedBy("lock")
@@ -351,16 +328,14 @@ final class AcquisitionState {
 
   @GuardedBy("lock")
   private Step predecessorChanged(StateEvent.PredecessorChanged changed) {
-    if (phase != Phase.WAITING || changed.generation() != watchGeneration) {
+    if (phase != Phase.WAITING || !waiting.fired(changed.generation())) {
       return Step.IGNORE;
     }
-    watch = null;
-    if (changed.deleted() && (watchIsHead || (changed.localHolderLeft() && appendOnly))) {
+    if (changed.deleted() && (waiting.watchedHead() || (changed.localHolderLeft() && appendOnly))) {
       return confirm(); // we were next after the head of an append-only queue
     }
     phase = Phase.READING;
-    readWatched = false;
-    return new Step.ReadQueue(epoch(), false);
+    return waiting.read(epoch(), false);
   }
 
   /** Our node read before the grant: still ours, so we hold (and honour an early revocation). */
@@ -385,14 +360,11 @@ final class AcquisitionState {
     if (!phase.isWaiting()) {
       return Step.IGNORE;
     }
-    Cleanup cleanup = new Cleanup(List.of(), watch, null, false, true);
-    watch = null;
+    Cleanup cleanup = new Cleanup(List.of(), waiting.takeWatch(), null, false, true);
     enqueuing.cancelDelay();
     enqueuing.answered(); // its answer, if one comes, finds nothing waiting for it
     phase = Phase.FAILED;
-    return new Step.End(
-        new LockException("Lock " + description + ": the Curator client was closed", null),
-        cleanup);
+    return new Step.End(LockFailures.clientClosed(description), cleanup);
   }
 
   // ---- the caller ----
@@ -431,21 +403,12 @@ final class AcquisitionState {
   /** Our nodes were lost while waiting: enqueue again in a new epoch, as the policy allows. */
   @GuardedBy("lock")
   private Step requeue(String reason) {
-    Cleanup cleanup = new Cleanup(nodes, watch, null, false, false);
-    watch = null;
+    Cleanup cleanup = new Cleanup(nodes, waiting.takeWatch(), null, false, false);
     nodes = List.of();
     OptionalLong delay = retries.delayMillis(requeues++, startNanos);
     if (delay.isEmpty()) {
       phase = Phase.FAILED;
-      return new Step.End(
-          new LockException(
-              "Lock "
-                  + description
-                  + ": "
-                  + reason
-                  + ", and the retry policy allows no further attempt",
-              null),
-          cleanup);
+      return new Step.End(LockFailures.retriesExhausted(description, reason), cleanup);
     }
     enqueuing = new Enqueuing(epoch() + 1, retries, startNanos, protectionIds);
     enqueuing.createAfterDelay();
@@ -455,13 +418,7 @@ final class AcquisitionState {
 
   @GuardedBy("lock")
   private Step fail(Throwable failure) {
-    Throwable cause = Retries.unwrap(failure);
-    boolean named =
-        cause instanceof LockException && String.valueOf(cause.getMessage()).contains(description);
-    return endFailed(
-        named
-            ? (LockException) cause
-            : new LockException("Lock " + description + ": " + cause.getMessage(), cause));
+    return endFailed(LockFailures.of(description, failure));
   }
 
   /**
@@ -479,8 +436,8 @@ final class AcquisitionState {
   @GuardedBy("lock")
   private Cleanup leftovers() {
     Cleanup cleanup =
-        new Cleanup(nodes, watch, enqueuing.unknownCreate(), enqueuing.unanswered(), false);
-    watch = null;
+        new Cleanup(
+            nodes, waiting.takeWatch(), enqueuing.unknownCreate(), enqueuing.unanswered(), false);
     enqueuing.cancelDelay();
     return cleanup;
   }
