@@ -15,7 +15,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -371,6 +374,35 @@ class DemoTest {
       waiter.release();
       catalog.readLock().release();
     }
+  }
+
+  @Test
+  void report_saysSo_whenTheFaultPhaseLostNothing() {
+    Metrics nothingLost = new Metrics();
+    Metrics lostButNoWrite = new Metrics();
+    lostButNoWrite.losses.increment();
+    List<RunResult.Invariant> held = List.of(new RunResult.Invariant("money conserved", true, ""));
+    DemoOptions options = DemoOptions.parse();
+
+    assertThat(Report.lines(options, "test ensemble", List.of(result(nothingLost, held))))
+        .anySatisfy(line -> assertThat(line).startsWith("  note: no hold was lost"));
+    assertThat(Report.lines(options, "test ensemble", List.of(result(lostButNoWrite, held))))
+        .anySatisfy(line -> assertThat(line).contains("no write was refused"));
+    assertThat(
+            Report.lines(
+                DemoOptions.parse("--no-faults"),
+                "test ensemble",
+                List.of(result(nothingLost, held))))
+        .noneSatisfy(line -> assertThat(line).contains("note:"));
+  }
+
+  private static RunResult result(Metrics metrics, List<RunResult.Invariant> invariants) {
+    Map<Operation, String> recipes = new EnumMap<>(Operation.class);
+    for (Operation operation : Operation.values()) {
+      recipes.put(operation, "Recipe");
+    }
+    return new RunResult(
+        "Lockstep", true, recipes, Duration.ofSeconds(1), metrics, Optional.empty(), invariants);
   }
 
   @Test
