@@ -2,26 +2,30 @@ package io.lockstep.demo;
 
 import io.lockstep.testing.Ensemble;
 import io.lockstep.testing.Library;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
  * The Lockstep demo: a bank-transfer workload on Lockstep's lock recipes against a three-server
- * ZooKeeper ensemble, with live progress, optional faults and a comparison with Curator's recipes;
+ * ZooKeeper ensemble, with a fault phase a third of the way in, live progress, the Micrometer
+ * figures and a Flight Recording of the run, and optionally a comparison with Curator's recipes;
  * and the {@code inspect} command, which prints who holds and who waits for a lock.
  *
  * <pre>
- * mvn -B -q -Pdemo verify                                       # 60 s on an embedded ensemble
- * mvn -B -q -Pdemo verify -Ddemo.args="--chaos --duration 90s"  # kill a server, expire a session
+ * mvn -B -q -Pdemo verify                                       # 45 s on an embedded ensemble
+ * mvn -B -q -Pdemo verify -Ddemo.args="--no-faults"             # a quiet run
  * mvn -B -q -Pdemo verify -Ddemo.args="--compare-curator"       # the same on Curator's recipes
  * mvn -B -q -Pdemo verify -Ddemo.args="inspect --connect localhost:2181 /locks/orders"
  * </pre>
  *
- * <p>The workload is described in {@link Workload}, the faults in {@link Chaos}. The exit status is
- * 0 when every invariant held, 1 when one failed (a Curator run under {@code --chaos} excepted: its
+ * <p>The workload is described in {@link Workload}, the faults in {@link FaultPhase}. The exit
+ * status is 0 when every invariant held, 1 when one failed (a Curator run with faults excepted: its
  * writes cannot be fenced, and showing what that costs is the point of the comparison), 2 for a bad
  * command line and 3 when ZooKeeper could not be used.
  */
@@ -43,8 +47,13 @@ public final class Demo {
     System.exit(run(args, System.out, System.err, isTerminal()));
   }
 
-  /** Runs the demo as the command line asks and returns the exit status. */
-  static int run(String[] args, PrintStream out, PrintStream err, boolean live) {
+  /**
+   * Runs the demo as the command line asks and returns the exit status.
+   *
+   * @param terminal whether {@code out} is a terminal (the progress line is then redrawn in place,
+   *     unless {@code --progress} says otherwise)
+   */
+  static int run(String[] args, PrintStream out, PrintStream err, boolean terminal) {
     DemoOptions options;
     try {
       options = DemoOptions.parse(args);
@@ -61,7 +70,7 @@ public final class Demo {
           yield OK;
         }
         case INSPECT -> inspect(options, out);
-        case RUN -> runWorkloads(options, out, live);
+        case RUN -> runWorkloads(options, out, terminal);
       };
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -80,9 +89,9 @@ public final class Demo {
     return OK;
   }
 
-  private static int runWorkloads(DemoOptions options, PrintStream out, boolean live)
+  private static int runWorkloads(DemoOptions options, PrintStream out, boolean terminal)
       throws Exception {
-    Console console = new Console(out, live);
+    Console console = new Console(out, options.progress().live(terminal));
     Ensemble ensemble;
     if (options.embedded()) {
       console.line("Starting an embedded 3-server ZooKeeper ensemble...");
@@ -97,12 +106,68 @@ public final class Demo {
       ensemble = Ensemble.external(options.connect());
     }
     try (ensemble) {
-      List<RunResult> results = runWorkloads(options, ensemble, console);
-      Report.lines(options, ensemble.description(), results).forEach(console::line);
-      int status = exitStatus(options, results);
+      return runAndReport(options, ensemble, console).status();
+    }
+  }
+
+  /**
+   * What a run of the demo came to.
+   *
+   * @param status the exit status
+   * @param results each workload run's
+   * @param recording the Flight Recording written, if one was
+   */
+  record Outcome(int status, List<RunResult> results, Optional<FlightRecording.Written> recording) {
+    Outcome {
+      results = List.copyOf(results);
+    }
+  }
+
+  /**
+   * Says what is about to run, runs it under a Flight Recording, and prints the summary, the
+   * Micrometer figures, where the recording is and the verdict.
+   */
+  static Outcome runAndReport(DemoOptions options, Ensemble ensemble, Console console)
+      throws Exception {
+    console.line("");
+    Report.intro(options, ensemble.canKillServers()).forEach(console::line);
+    FlightRecording recording = startRecording(options, console);
+    List<RunResult> results;
+    Optional<FlightRecording.Written> written = Optional.empty();
+    try {
+      results = runWorkloads(options, ensemble, console);
+      if (recording != null) {
+        try {
+          written = Optional.of(recording.stop());
+        } catch (IOException | RuntimeException e) {
+          console.line("demo: could not write the Flight Recording to " + options.jfr() + ": " + e);
+        }
+      }
+    } finally {
+      if (recording != null) {
+        recording.close();
+      }
+    }
+    Report.lines(options, ensemble.description(), results).forEach(console::line);
+    if (written.isPresent()) {
       console.line("");
-      console.line(verdict(options, results));
-      return status;
+      written.get().lines().forEach(console::line);
+    }
+    int status = exitStatus(options, results);
+    console.line("");
+    console.line(verdict(options, results));
+    return new Outcome(status, results, written);
+  }
+
+  private static FlightRecording startRecording(DemoOptions options, Console console) {
+    if (options.jfr() == null) {
+      return null;
+    }
+    try {
+      return FlightRecording.start(options.jfr());
+    } catch (Exception | LinkageError e) {
+      console.line("demo: no Flight Recording of this run: " + e);
+      return null;
     }
   }
 
@@ -127,19 +192,19 @@ public final class Demo {
               options.threads(),
               options.accounts(),
               Report.seconds(options.duration().toNanos()),
-              options.chaos() ? ", chaos" : ""));
+              options.faults() ? ", fault phase" : ", no faults"));
       results.add(new Workload(options, ensemble, library, console).run());
     }
     return results;
   }
 
   /**
-   * 0 when every run's invariants held, else 1; a Curator run under chaos may break them without
+   * 0 when every run's invariants held, else 1; a Curator run with faults may break them without
    * failing the demo, since its writes cannot be fenced.
    */
   static int exitStatus(DemoOptions options, List<RunResult> results) {
     for (RunResult result : results) {
-      if (!result.held() && (result.fenced() || !options.chaos())) {
+      if (!result.held() && (result.fenced() || !options.faults())) {
         return INVARIANT_FAILED;
       }
     }
@@ -156,12 +221,12 @@ public final class Demo {
               .collect(Collectors.joining(", "));
       if (broken.isEmpty()) {
         lines.add(result.library() + ": every invariant held.");
-      } else if (!result.fenced() && options.chaos()) {
+      } else if (!result.fenced() && options.faults()) {
         lines.add(
             result.library()
                 + ": broke "
                 + broken
-                + " under --chaos: its locks do not notice a lost session and its writes are"
+                + " in the fault phase: its locks do not notice a lost session and its writes are"
                 + " unfenced. (Expected; not counted in the exit status.)");
       } else {
         lines.add(result.library() + ": FAILED " + broken + ".");
@@ -178,12 +243,24 @@ public final class Demo {
     }
   }
 
-  /** Whether standard output seems to be a terminal that redraws a line on a carriage return. */
-  private static boolean isTerminal() {
-    if (System.console() != null) {
-      return true;
+  /**
+   * Whether standard input and output are a terminal, that redraws a line on a carriage return:
+   * {@link System#console()} is null otherwise (run by Maven, the demo inherits Maven's streams).
+   * From Java 22 on a console may be returned for a pipe too, and {@code
+   * java.io.Console.isTerminal()} tells.
+   */
+  static boolean isTerminal() {
+    java.io.Console console = System.console();
+    if (console == null) {
+      return false;
     }
-    String term = System.getenv("TERM");
-    return System.getenv("CI") == null && term != null && !term.equals("dumb");
+    try {
+      Method isTerminal = java.io.Console.class.getMethod("isTerminal");
+      return Boolean.TRUE.equals(isTerminal.invoke(console));
+    } catch (NoSuchMethodException beforeJava22) {
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return false;
+    }
   }
 }

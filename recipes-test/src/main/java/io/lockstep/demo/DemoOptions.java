@@ -1,5 +1,6 @@
 package io.lockstep.demo;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,9 +14,12 @@ import java.util.Locale;
  * @param instances simulated service instances, each with its own client and session
  * @param threads worker threads per instance
  * @param accounts bank accounts in ZooKeeper
- * @param chaos whether to kill a server and expire a session mid-run
+ * @param faults whether the run has its fault phase: a server killed and restarted, a lock holder's
+ *     session expired ({@link FaultPhase})
  * @param connect the ensemble to use, or null to start an embedded one
  * @param compareCurator whether to run the workload on Curator's recipes too
+ * @param progress how the progress line is shown
+ * @param jfr where to write the Flight Recording of the run, or null for none
  * @param paths the lock paths to inspect (the {@code inspect} command)
  */
 record DemoOptions(
@@ -24,9 +28,11 @@ record DemoOptions(
     int instances,
     int threads,
     int accounts,
-    boolean chaos,
+    boolean faults,
     String connect,
     boolean compareCurator,
+    ProgressMode progress,
+    Path jfr,
     List<String> paths) {
 
   /** What the demo was asked to do. */
@@ -34,6 +40,30 @@ record DemoOptions(
     RUN,
     INSPECT,
     HELP
+  }
+
+  /** How the progress line is shown. */
+  enum ProgressMode {
+    /** Redrawn in place if standard output is a terminal, else printed as plain lines. */
+    AUTO,
+    /** Redrawn in place with a carriage return. */
+    LIVE,
+    /** Printed as plain lines, every few seconds (for logs). */
+    LINES;
+
+    /** Whether the line is redrawn in place, given whether the output is a terminal. */
+    boolean live(boolean terminal) {
+      return this == LIVE || (this == AUTO && terminal);
+    }
+  }
+
+  /**
+   * Where the Flight Recording goes unless {@code --jfr} says otherwise: the system property {@code
+   * lockstep.demo.jfr} (Maven sets it to the module's {@code target/}), else {@code
+   * target/lockstep-demo.jfr}.
+   */
+  static Path defaultJfr() {
+    return Path.of(System.getProperty("lockstep.demo.jfr", "target/lockstep-demo.jfr"));
   }
 
   static final String USAGE =
@@ -44,7 +74,9 @@ record DemoOptions(
           "  mvn -B -q -Pdemo verify -Ddemo.args=\"inspect --connect HOST:PORT PATH...\"",
           "",
           "Runs a bank-transfer workload on Lockstep's lock recipes against a 3-server ZooKeeper",
-          "ensemble and checks that money is conserved and no two holders ever overlap.",
+          "ensemble, with a fault phase a third of the way in, and checks that money is",
+          "conserved and no two holders ever overlap. Prints the Micrometer figures of the run",
+          "and writes a JDK Flight Recording of it.",
           "",
           "Options:",
           "  --duration D        length of each run: 90s, 2m, 500ms (default 45s)",
@@ -52,12 +84,21 @@ record DemoOptions(
               + " (default 4)",
           "  --threads N         worker threads per instance (default 4)",
           "  --accounts N        bank accounts (default 16)",
-          "  --chaos             kill the server of instance 1 and expire the session of a",
-          "                      paused lock holder mid-run",
+          "  --no-faults         a quiet run: no fault phase. By default, a third of the way in,",
+          "                      the server of instance 1 is killed and restarted, then a lock",
+          "                      holder stalls while its session is expired (--faults or",
+          "                      --chaos: the default)",
           "  --connect HOST:PORT run against this ensemble instead of an embedded one",
-          "                      (data under /lockstep-demo, removed afterwards)",
+          "                      (data under /lockstep-demo, removed afterwards; no server is",
+          "                      killed, sessions still expire)",
           "  --compare-curator   run the same workload on Curator's recipes as well (each run",
           "                      lasts --duration) and print both side by side",
+          "  --progress MODE     auto (default): the progress line is redrawn in place on a",
+          "                      terminal, printed as plain lines otherwise (CI logs);",
+          "                      live or lines force one or the other",
+          "  --jfr FILE          where to write the Flight Recording of the run (default",
+          "                      target/lockstep-demo.jfr, under recipes-test/ from Maven)",
+          "  --no-jfr            record nothing",
           "  --help              print this text",
           "",
           "Commands:",
@@ -69,7 +110,14 @@ record DemoOptions(
           "line, 3 when ZooKeeper could not be used.");
 
   private static final List<String> VALUED =
-      List.of("--duration", "--instances", "--threads", "--accounts", "--connect");
+      List.of(
+          "--duration",
+          "--instances",
+          "--threads",
+          "--accounts",
+          "--connect",
+          "--progress",
+          "--jfr");
 
   DemoOptions {
     paths = List.copyOf(paths);
@@ -86,9 +134,11 @@ record DemoOptions(
     int instances = 4;
     int threads = 4;
     int accounts = 16;
-    boolean chaos = false;
+    boolean faults = true;
     String connect = null;
     boolean compareCurator = false;
+    ProgressMode progress = ProgressMode.AUTO;
+    Path jfr = defaultJfr();
     List<String> paths = new ArrayList<>();
     int i = 0;
     if (args.length > 0 && args[0].equals("inspect")) {
@@ -105,8 +155,12 @@ record DemoOptions(
       }
       if (arg.equals("--help") || arg.equals("-h")) {
         command = Command.HELP;
-      } else if (arg.equals("--chaos")) {
-        chaos = true;
+      } else if (arg.equals("--faults") || arg.equals("--chaos")) {
+        faults = true;
+      } else if (arg.equals("--no-faults")) {
+        faults = false;
+      } else if (arg.equals("--no-jfr")) {
+        jfr = null;
       } else if (arg.equals("--compare-curator")) {
         compareCurator = true;
       } else if (VALUED.contains(arg)) {
@@ -121,6 +175,8 @@ record DemoOptions(
           case "--instances" -> instances = parseCount(arg, value);
           case "--threads" -> threads = parseCount(arg, value);
           case "--accounts" -> accounts = parseCount(arg, value);
+          case "--progress" -> progress = parseProgress(value);
+          case "--jfr" -> jfr = Path.of(value);
           default -> connect = value;
         }
       } else if (arg.startsWith("-")) {
@@ -133,7 +189,17 @@ record DemoOptions(
     }
     DemoOptions options =
         new DemoOptions(
-            command, duration, instances, threads, accounts, chaos, connect, compareCurator, paths);
+            command,
+            duration,
+            instances,
+            threads,
+            accounts,
+            faults,
+            connect,
+            compareCurator,
+            progress,
+            jfr,
+            paths);
     options.check();
     return options;
   }
@@ -188,6 +254,14 @@ record DemoOptions(
       return Duration.ofSeconds(Long.parseLong(value));
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a duration: " + text + " (try 90s, 2m or 500ms)");
+    }
+  }
+
+  private static ProgressMode parseProgress(String text) {
+    try {
+      return ProgressMode.valueOf(text.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--progress is auto, live or lines, not " + text);
     }
   }
 

@@ -6,8 +6,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The live status line of a run: elapsed time, operations, current rate and faults so far. Redrawn
- * every second on a terminal, printed every five seconds elsewhere.
+ * The status line of a run: elapsed time, operations, current rate, faults so far, holds lost and
+ * stale writes refused. Redrawn in place every second on a terminal; elsewhere (a CI log, a pipe)
+ * printed as a plain line every five seconds, more often in a short run. Its final figures are
+ * shown when the run ends.
  */
 final class Progress implements AutoCloseable {
   private final Console console;
@@ -15,8 +17,10 @@ final class Progress implements AutoCloseable {
   private final long start;
   private final Duration duration;
   private final ScheduledExecutorService ticker;
-  private long lastCompleted; // confined to the ticker thread
-  private long lastNanos; // confined to the ticker thread
+  private final int plainEvery; // ticks between two plain lines
+  private long lastCompleted; // confined to the ticker thread, then to finish()
+  private long lastNanos; // confined to the ticker thread, then to finish()
+  private long lastShown; // confined to the ticker thread, then to finish()
   private int ticks; // confined to the ticker thread
 
   Progress(Console console, Metrics metrics, long start, Duration duration) {
@@ -25,16 +29,23 @@ final class Progress implements AutoCloseable {
     this.start = start;
     this.duration = duration;
     this.lastNanos = start;
+    this.lastShown = start;
+    this.plainEvery = (int) Math.max(1, Math.min(5, duration.toSeconds() / 8));
     this.ticker = Executors.newSingleThreadScheduledExecutor(Daemons.named("demo-progress"));
     var unused = ticker.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
   }
 
   private void tick() {
     ticks++;
-    if (!console.live() && ticks % 5 != 0) {
+    if (!console.live() && ticks % plainEvery != 0) {
       return;
     }
+    show();
+  }
+
+  private void show() {
     console.status(line());
+    lastShown = System.nanoTime();
   }
 
   private String line() {
@@ -54,10 +65,13 @@ final class Progress implements AutoCloseable {
         metrics.refused.sum());
   }
 
-  /** Stops the line where it is. */
+  /** Shows the final figures, unless shown in the last second, and moves below the line. */
   void finish() throws InterruptedException {
     ticker.shutdown();
-    var unused = ticker.awaitTermination(5, TimeUnit.SECONDS);
+    if (ticker.awaitTermination(5, TimeUnit.SECONDS)
+        && System.nanoTime() - lastShown >= TimeUnit.SECONDS.toNanos(1)) {
+      show();
+    }
     console.endStatus();
   }
 

@@ -9,11 +9,47 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The summary printed at the end: per operation the rate and acquire latencies, the lock notices
- * and fenced writes, and the invariants; one run alone, or Lockstep's and Curator's side by side.
+ * What the demo prints around its runs: the two lines that say what is about to run and what the
+ * figures mean, and the summary at the end (per operation the rate and acquire latencies, the lock
+ * notices and fenced writes, the Micrometer figures and the invariants; one run alone, or
+ * Lockstep's and Curator's side by side).
  */
 final class Report {
   private Report() {}
+
+  /** What the workload is and what the progress figures mean, in two lines. */
+  static List<String> intro(DemoOptions options, boolean canKillServers) {
+    String faults;
+    if (!options.faults()) {
+      faults = "no faults (--no-faults)";
+    } else {
+      faults =
+          String.format(
+              Locale.ROOT,
+              "at %d s %s",
+              FaultPhase.begins(options.duration()).toSeconds(),
+              canKillServers
+                  ? "a server dies and a lock holder's session expires"
+                  : "a lock holder's session expires");
+    }
+    String workload =
+        String.format(
+            Locale.ROOT,
+            "Workload: %d instances x %d threads move money among %d accounts under %s, %d s%s;"
+                + " %s.",
+            options.instances(),
+            options.threads(),
+            options.accounts(),
+            options.compareCurator() ? "Lockstep's locks, then Curator's" : "Lockstep locks",
+            options.duration().toSeconds(),
+            options.compareCurator() ? " each" : "",
+            faults);
+    String figures =
+        "Figures: ops done, ops/s; faults injected; lost = holds whose lock said LOST;"
+            + " refused = stale writes fenced off. Then: invariants, "
+            + (options.jfr() == null ? "Micrometer figures." : "Micrometer, Flight Recording.");
+    return List.of(workload, figures);
+  }
 
   /** The summary's lines. */
   static List<String> lines(DemoOptions options, String ensemble, List<RunResult> results) {
@@ -27,12 +63,25 @@ final class Report {
             options.accounts(),
             seconds(options.duration().toNanos()),
             ensemble,
-            options.chaos() ? ", chaos" : ""));
+            options.faults() ? ", fault phase" : ", no faults"));
     lines.add("");
     lines.addAll(operations(results).lines("  "));
     lines.add("");
     List<String> counts = counts(results).lines("  ");
     lines.addAll(results.size() > 1 ? counts : counts.subList(1, counts.size()));
+    if (options.faults()) {
+      lines.addAll(faultNotes(results));
+    }
+    for (RunResult result : results) {
+      if (result.meters().isPresent()) {
+        lines.add("");
+        lines.add(
+            String.format(
+                "  Micrometer%s: a LockstepMetrics per client, bound to one SimpleMeterRegistry",
+                results.size() > 1 ? ", " + result.library() + " run" : ""));
+        lines.addAll(result.meters().get().lines("  "));
+      }
+    }
     for (RunResult result : results) {
       lines.add("");
       lines.add(
@@ -58,6 +107,30 @@ final class Report {
       }
     }
     return lines;
+  }
+
+  /**
+   * What a fault phase did not show this time, said plainly: a step can fail (a holder that found
+   * no free lock in time, a server that would not die), and then there is nothing to count.
+   */
+  private static List<String> faultNotes(List<RunResult> results) {
+    List<String> notes = new ArrayList<>();
+    for (RunResult result : results) {
+      if (!result.fenced()) {
+        continue;
+      }
+      Metrics metrics = result.metrics();
+      if (metrics.losses.sum() == 0) {
+        notes.add(
+            "  note: no hold was lost in this run's fault phase (its lines above say why), so"
+                + " nothing needed fencing");
+      } else if (metrics.refused.sum() + metrics.skipped.sum() == 0) {
+        notes.add(
+            "  note: holds were lost, but no holder tried to write after its loss this time, so"
+                + " no write was refused");
+      }
+    }
+    return notes;
   }
 
   /** Per operation and run: recipe, rate, acquire latencies, failures (and count, if alone). */

@@ -3,6 +3,7 @@ package io.lockstep.demo;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The outcome of one run of the workload: what was counted and which invariants held.
@@ -12,6 +13,7 @@ import java.util.Map;
  * @param recipes the recipe each operation used, as printed
  * @param elapsed from the first operation to the last worker's end
  * @param metrics the counts and latencies
+ * @param meters what Micrometer's meters of the run's locks say (Lockstep's recipes only)
  * @param invariants what was checked, in report order
  */
 record RunResult(
@@ -20,6 +22,7 @@ record RunResult(
     Map<Operation, String> recipes,
     Duration elapsed,
     Metrics metrics,
+    Optional<MeterFigures.Snapshot> meters,
     List<Invariant> invariants) {
 
   RunResult {

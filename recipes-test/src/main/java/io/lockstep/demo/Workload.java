@@ -12,6 +12,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -89,15 +90,22 @@ final class Workload {
     CuratorFramework admin = ensemble.newClient();
     List<Instance> instances = new ArrayList<>();
     Bank bank = null;
+    MeterFigures meters = library.fenced() ? new MeterFigures() : null;
     try {
       bank = Bank.open(admin, root, options.accounts());
       for (int i = 1; i <= options.instances(); i++) {
         CuratorFramework client = ensemble.newClient();
         instances.add(new Instance(i, client));
         checker.followSessions(client);
+        if (meters != null) {
+          meters.observe(client);
+        }
       }
-      return run(admin, bank, instances);
+      return run(admin, bank, instances, Optional.ofNullable(meters));
     } finally {
+      if (meters != null) {
+        meters.close();
+      }
       instances.forEach(instance -> CloseableUtils.closeQuietly(instance.client()));
       if (bank != null) {
         bank.close(admin);
@@ -106,7 +114,8 @@ final class Workload {
     }
   }
 
-  private RunResult run(CuratorFramework admin, Bank bank, List<Instance> instances)
+  private RunResult run(
+      CuratorFramework admin, Bank bank, List<Instance> instances, Optional<MeterFigures> meters)
       throws Exception {
     long start = System.nanoTime();
     long deadline = start + options.duration().toNanos();
@@ -120,10 +129,11 @@ final class Workload {
     }
     workers.shutdown();
     try (Progress progress = new Progress(console, metrics, start, options.duration());
-        Chaos chaos =
-            options.chaos()
-                ? Chaos.start(
-                    new Chaos.Scene(ensemble, instances, admin, bank, library, metrics, checker),
+        FaultPhase faults =
+            options.faults()
+                ? FaultPhase.start(
+                    new FaultPhase.Scene(
+                        ensemble, instances, admin, bank, library, metrics, checker),
                     console,
                     start,
                     options.duration())
@@ -134,8 +144,8 @@ final class Workload {
         workers.shutdownNow();
         var unused = workers.awaitTermination(10, TimeUnit.SECONDS);
       }
-      if (chaos != null) {
-        chaos.finish();
+      if (faults != null) {
+        faults.finish();
       }
       progress.finish();
     }
@@ -148,6 +158,7 @@ final class Workload {
         recipeNames(bank),
         elapsed,
         metrics,
+        meters.map(MeterFigures::snapshot),
         invariants(bank, balances));
   }
 

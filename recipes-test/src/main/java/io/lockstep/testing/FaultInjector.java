@@ -18,9 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The faults of the demo's {@code --chaos} run and of the chaos test, on one ensemble and the
- * {@link Links} of its clients: kill and restart a server, expire a session on the server, cut a
- * client off (loudly or silently), slow its links, lose the answer to its next request.
+ * The faults of the demo's fault phase and of the chaos test, on one ensemble and the {@link Links}
+ * of its clients: kill and restart a server, expire a session on the server, cut a client off
+ * (loudly or silently), slow its links, lose the answer to its next request.
  *
  * <p>Faults that last are undone on a schedule of their own, or all at once by {@link
  * #healEverything()}. At most one server is down at a time, so a three-server ensemble keeps its
