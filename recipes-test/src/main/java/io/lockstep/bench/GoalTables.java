@@ -40,7 +40,7 @@ final class GoalTables {
       table.row(
           "Throughput at least Curator's on every row",
           missed.isEmpty()
-              ? "all " + rows.size() + " rows"
+              ? allRows(rows.size())
               : (rows.size() - missed.size())
                   + " of "
                   + rows.size()
@@ -139,7 +139,7 @@ final class GoalTables {
           "A Flight Recording with Lockstep's events on leaves its uncontended throughput within"
               + " JMH's error",
           missed.isEmpty()
-              ? "all " + recording.size() + " rows"
+              ? allRows(recording.size())
               : "missed on "
                   + missed.stream()
                       .map(r -> r.name() + " (" + ratio(r.ratio()) + ")")
@@ -157,9 +157,8 @@ final class GoalTables {
     table.row(
         goal,
         missed.isEmpty()
-            ? "all "
-                + rows.size()
-                + " rows ("
+            ? allRows(rows.size())
+                + " ("
                 + rows.stream().map(r -> ratio(r.ratio())).collect(Collectors.joining(", "))
                 + ")"
             : "missed on "
@@ -324,6 +323,11 @@ final class GoalTables {
     if (!ours.equals("–") || !curator.equals("–")) {
       parts.add(name + " " + ours + " / " + curator);
     }
+  }
+
+  /** "all 4 rows", "the one row". */
+  private static String allRows(int rows) {
+    return rows == 1 ? "the one row" : "all " + rows + " rows";
   }
 
   private static String why(Reason reason) {
