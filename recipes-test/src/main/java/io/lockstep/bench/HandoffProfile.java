@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -201,7 +202,7 @@ public final class HandoffProfile {
   /** The durations of each step over one drain: mean and median, in microseconds. */
   private static final class Steps {
     private final String title;
-    private final Map<String, List<Long>> micros = new java.util.LinkedHashMap<>();
+    private final Map<String, List<Long>> micros = new LinkedHashMap<>();
 
     Steps(String title) {
       this.title = title;
