@@ -25,6 +25,13 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 final class BenchmarkCharts {
   private static final Color CURATOR = new Color(0xD9, 0x5F, 0x02);
   private static final Color LOCKSTEP = new Color(0x1B, 0x9E, 0x77);
+  private static final List<Color> PALETTE =
+      List.of(
+          CURATOR,
+          LOCKSTEP,
+          new Color(0x75, 0x70, 0xB3),
+          new Color(0xE7, 0x29, 0x8A),
+          new Color(0x66, 0xA6, 0x1E));
   private static final int WIDTH = 640;
   private static final int HEIGHT = 420;
 
@@ -40,10 +47,9 @@ final class BenchmarkCharts {
     if (!results.contention.isEmpty()) {
       List<Chart<?, ?>> charts = new ArrayList<>();
       for (ClientMode mode : ClientMode.values()) {
-        List<LoadResult> points = results.contention.get(mode);
-        if (points != null) {
-          charts.add(contentionRate(mode, points));
-          charts.add(contentionLatency(mode, points));
+        if (results.contention.containsKey(mode)) {
+          charts.add(contentionRate(mode, results));
+          charts.add(contentionLatency(mode, results));
         }
       }
       save(charts, charts.size() / 2, 2, directory.resolve("bench-contention.png"));
@@ -110,35 +116,43 @@ final class BenchmarkCharts {
           sizes.add(result.responseBytesPerHandoff());
         }
       }
-      line(drain, library.label(), xs, drains, library, false);
-      line(perHandoff, library.label(), xs, times, library, false);
-      line(bytes, library.label(), xs, sizes, library, false);
+      line(drain, library.label(), xs, drains, color(library), false);
+      line(perHandoff, library.label(), xs, times, color(library), false);
+      line(bytes, library.label(), xs, sizes, color(library), false);
     }
     return List.of(drain, perHandoff, bytes);
   }
 
-  private static XYChart contentionRate(ClientMode mode, List<LoadResult> points) {
+  private static XYChart contentionRate(ClientMode mode, SuiteResults results) {
     XYChart chart =
         xyChart(
             "Acquisitions per second, " + mode.label() + " (higher is better)",
             "threads",
             "acquisitions per second");
     chart.getStyler().setXAxisLogarithmic(true);
-    for (Library library : Library.values()) {
-      series(chart, library.label(), points, library, LoadResult::perSecond, false);
+    for (Contender contender : Contender.values()) {
+      series(
+          chart,
+          contender.label(),
+          results.contention(mode, contender),
+          color(contender),
+          LoadResult::perSecond,
+          false);
     }
     return chart;
   }
 
-  private static XYChart contentionLatency(ClientMode mode, List<LoadResult> points) {
+  private static XYChart contentionLatency(ClientMode mode, SuiteResults results) {
     XYChart chart =
         xyChart(
             "Acquire latency, " + mode.label() + " (lower is better)", "threads", "latency (ms)");
     chart.getStyler().setXAxisLogarithmic(true);
     chart.getStyler().setYAxisLogarithmic(true);
-    for (Library library : Library.values()) {
-      series(chart, library.label() + " p50", points, library, p -> p.millis(50), false);
-      series(chart, library.label() + " p99", points, library, p -> p.millis(99), true);
+    for (Contender contender : Contender.values()) {
+      List<LoadResult> points = results.contention(mode, contender);
+      Color color = color(contender);
+      series(chart, contender.label() + " p50", points, color, p -> p.millis(50), false);
+      series(chart, contender.label() + " p99", points, color, p -> p.millis(99), true);
     }
     return chart;
   }
@@ -147,35 +161,29 @@ final class BenchmarkCharts {
       XYChart chart,
       String name,
       List<LoadResult> points,
-      Library library,
+      Color color,
       ToDoubleFunction<LoadResult> value,
       boolean dashed) {
     List<Double> xs = new ArrayList<>();
     List<Double> ys = new ArrayList<>();
     points.stream()
-        .filter(p -> p.library() == library)
         .sorted(Comparator.comparingInt(LoadResult::threads))
         .forEach(
             p -> {
               xs.add((double) p.threads());
               ys.add(Math.max(1e-3, value.applyAsDouble(p)));
             });
-    line(chart, name, xs, ys, library, dashed);
+    line(chart, name, xs, ys, color, dashed);
   }
 
   private static void line(
-      XYChart chart,
-      String name,
-      List<Double> xs,
-      List<Double> ys,
-      Library library,
-      boolean dashed) {
+      XYChart chart, String name, List<Double> xs, List<Double> ys, Color color, boolean dashed) {
     if (xs.isEmpty()) {
       return;
     }
     XYSeries series = chart.addSeries(name, xs, ys);
-    series.setLineColor(color(library));
-    series.setMarkerColor(color(library));
+    series.setLineColor(color);
+    series.setMarkerColor(color);
     series.setMarker(dashed ? SeriesMarkers.DIAMOND : SeriesMarkers.CIRCLE);
     if (dashed) {
       series.setLineStyle(
@@ -207,5 +215,10 @@ final class BenchmarkCharts {
 
   private static Color color(Library library) {
     return library == Library.CURATOR ? CURATOR : LOCKSTEP;
+  }
+
+  /** Curator's and Lockstep's colours for the first two series, then the rest of the palette. */
+  private static Color color(Contender contender) {
+    return PALETTE.get(contender.ordinal() % PALETTE.size());
   }
 }

@@ -21,8 +21,12 @@ final class BenchmarkPage {
     RUN,
     GOALS,
     UNCONTENDED,
+    SLOW_LINK,
+    RECORDING,
     HANDOFF,
+    WAITERS,
     CONTENTION,
+    WATCHES,
     MIXES,
     MULTI_CONTENTION,
     MISSED;
@@ -106,12 +110,18 @@ final class BenchmarkPage {
   Map<Block, String> blocks() {
     GoalVerdicts.Verdicts verdicts = GoalVerdicts.judge(results);
     SectionTables sections = new SectionTables(settings, results);
+    VariantTables variants = new VariantTables(results);
+    WaiterTables waiting = new WaiterTables(settings, results);
     Map<Block, String> blocks = new EnumMap<>(Block.class);
     blocks.put(Block.RUN, run());
     blocks.put(Block.GOALS, orNotRun(GoalTables.goals(verdicts)));
     blocks.put(Block.UNCONTENDED, orNotRun(sections.uncontended()));
+    blocks.put(Block.SLOW_LINK, orNotRun(variants.slowLink()));
+    blocks.put(Block.RECORDING, orNotRun(variants.recording()));
     blocks.put(Block.HANDOFF, orNotRun(sections.handoff()));
+    blocks.put(Block.WAITERS, orNotRun(waiting.waiters()));
     blocks.put(Block.CONTENTION, orNotRun(sections.contention()));
+    blocks.put(Block.WATCHES, orNotRun(waiting.watches()));
     blocks.put(Block.MIXES, orNotRun(sections.mixes()));
     blocks.put(Block.MULTI_CONTENTION, orNotRun(sections.multiContention()));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
@@ -173,7 +183,40 @@ final class BenchmarkPage {
             settings.multiThreads(),
             settings.multiK(),
             settings.multiPaths()));
+    table.row(
+        "Slow link",
+        "`TcpProxy` between the benchmark's client and the server, adding "
+            + settings.roundTrips().stream()
+                .map(SlowLinkRuns::label)
+                .collect(Collectors.joining(" and "))
+            + " to each round trip (half each way); rows: "
+            + labels(settings.slowLinkRows()));
+    table.row(
+        "Flight Recorder",
+        "`-XX:StartFlightRecording` with the JDK's `default` settings in the benchmark's JVM; rows: "
+            + labels(settings.recordingRows()));
+    table.row(
+        "Many waiters",
+        String.format(
+            Locale.ROOT,
+            "N = %s on one lock and one client, in a JVM of its own (`-Xmx%s`, G1); Curator up to N"
+                + " = %s; each run stopped after %s",
+            settings.waiterCounts().stream().map(Figures::number).collect(Collectors.joining(", ")),
+            WaitersScenario.HEAP,
+            Figures.number(settings.curatorWaitersMax()),
+            Figures.minutes(settings.waitersTimeout())));
+    table.row(
+        "Watch events",
+        String.format(
+            Locale.ROOT,
+            "%d threads × %d acquisitions, a client each, then one shared client",
+            settings.watchClients(),
+            settings.watchAcquisitions()));
     return table.render();
+  }
+
+  private static String labels(List<SuiteResults.Row> rows) {
+    return rows.stream().map(SuiteResults.Row::label).collect(Collectors.joining("; "));
   }
 
   private static String join(List<Integer> values) {

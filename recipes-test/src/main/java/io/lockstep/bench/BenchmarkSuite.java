@@ -1,7 +1,5 @@
 package io.lockstep.bench;
 
-import io.lockstep.testing.Library;
-import io.lockstep.testing.Recipe;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,19 +8,12 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.curator.test.TestingServer;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * Runs every benchmark against one embedded ZooKeeper server, Curator's recipe and ours side by
@@ -31,21 +22,27 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * <p><b>Sections.</b> {@code uncontended}: request and byte counts per cycle ({@link CycleCost})
  * and JMH throughput ({@link UncontendedLockBenchmark}) of the mutex, the non-reentrant mutex and
  * both sides of the read-write lock; {@code multi}: the same for multi-locks on K = 1, 4, 8, 16
- * paths ({@link MultiLockBenchmark}); {@code handoff}: queue drains ({@link HandoffScenario});
- * {@code contention}: T threads on one mutex ({@link ContentionScenario}); {@code rw}: read-heavy
- * mixes ({@link ReadWriteMixScenario}); {@code multicontention}: multi-locks on overlapping path
- * sets ({@link MultiLockContentionScenario}).
+ * paths ({@link MultiLockBenchmark}); {@code slowlink}: the uncontended rows through a proxy that
+ * adds 0 and 1 ms to each round trip ({@link SlowLinkRuns}); {@code jfr}: the uncontended rows with
+ * and without a Flight Recording ({@link RecordingRuns}); {@code handoff}: queue drains ({@link
+ * HandoffScenario}); {@code waiters}: 1,000 and 10,000 waiters on one client ({@link
+ * WaitersScenario}); {@code contention}: T threads on one mutex ({@link ContentionScenario}, one
+ * series per {@link Contender}); {@code watches}: watch events per acquisition ({@link
+ * WatchScenario}); {@code rw}: read-heavy mixes ({@link ReadWriteMixScenario}); {@code
+ * multicontention}: multi-locks on overlapping path sets ({@link MultiLockContentionScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
  * <pre>
- * mvn -B -Pbench verify -Dbench.args="--quick"   # a few minutes
- * mvn -B -Pbench verify -Dbench.args="--full"    # about a quarter of an hour
+ * mvn -B -Pbench verify -Dbench.args="--quick"   # about ten minutes
+ * mvn -B -Pbench verify -Dbench.args="--full"    # about half an hour
  * </pre>
  *
  * <p>Options: {@code --quick} (the default) or {@code --full}; {@code --only s1,s2} runs the named
  * sections and prints their tables to the console without touching {@code docs/}; {@code --out DIR}
- * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run.
+ * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run; {@code
+ * --curator-waiters N} runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000
+ * quick, 10,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -61,8 +58,12 @@ public final class BenchmarkSuite {
   enum Section {
     UNCONTENDED("uncontended"),
     MULTI("multi"),
+    SLOW_LINK("slowlink"),
+    RECORDING("jfr"),
     HANDOFF("handoff"),
+    WAITERS("waiters"),
     CONTENTION("contention"),
+    WATCHES("watches"),
     RW("rw"),
     MULTI_CONTENTION("multicontention");
 
@@ -99,6 +100,7 @@ public final class BenchmarkSuite {
       Set<Section> sections = EnumSet.allOf(Section.class);
       Path out = Path.of("docs");
       boolean outGiven = false;
+      int curatorWaiters = -1;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--quick" -> settings = SuiteSettings.quick();
@@ -113,12 +115,16 @@ public final class BenchmarkSuite {
             out = Path.of(value(args, ++i));
             outGiven = true;
           }
+          case "--curator-waiters" -> curatorWaiters = Integer.parseInt(value(args, ++i));
           default ->
               throw new IllegalArgumentException(
                   "unknown option "
                       + args[i]
-                      + "; use --quick | --full [--only s1,s2] [--out DIR]");
+                      + "; use --quick | --full [--only s1,s2] [--out DIR] [--curator-waiters N]");
         }
+      }
+      if (curatorWaiters >= 0) {
+        settings = settings.withCuratorWaitersMax(curatorWaiters);
       }
       String given = String.join(" ", args).trim();
       String command =
@@ -170,41 +176,42 @@ public final class BenchmarkSuite {
               + connect);
 
       Set<Section> sections = arguments.sections();
+      SectionRuns runs = new SectionRuns(probe, connect, settings, results);
       if (sections.contains(Section.UNCONTENDED)) {
-        count(probe, connect, settings, results, rows(false));
+        runs.count(SectionRuns.rows(false));
       }
       if (sections.contains(Section.MULTI)) {
-        count(probe, connect, settings, results, rows(true));
+        runs.count(SectionRuns.rows(true));
       }
       if (sections.contains(Section.UNCONTENDED)) {
-        jmh(UncontendedLockBenchmark.class, connect, settings, results, rows(false));
+        runs.jmh(SectionRuns.rows(false));
       }
       if (sections.contains(Section.MULTI)) {
-        jmh(MultiLockBenchmark.class, connect, settings, results, rows(true));
+        runs.jmh(SectionRuns.rows(true));
+      }
+      if (sections.contains(Section.SLOW_LINK)) {
+        SlowLinkRuns.run(connect, settings, results);
+      }
+      if (sections.contains(Section.RECORDING)) {
+        RecordingRuns.run(probe, connect, settings, results);
       }
       if (sections.contains(Section.HANDOFF)) {
-        handoff(probe, connect, settings, results);
+        runs.handoff();
+      }
+      if (sections.contains(Section.WAITERS)) {
+        runs.waiters();
       }
       if (sections.contains(Section.CONTENTION)) {
-        contention(probe, connect, settings, results);
+        runs.contention();
+      }
+      if (sections.contains(Section.WATCHES)) {
+        runs.watches();
       }
       if (sections.contains(Section.RW)) {
-        for (double share : settings.readShares()) {
-          for (Library library : Library.values()) {
-            LoadResult result = ReadWriteMixScenario.run(probe, connect, settings, library, share);
-            results.mixes.computeIfAbsent(share, s -> new ArrayList<>()).add(result);
-            log(
-                String.format(
-                    "rw %.0f%% reads %s: %s", share * 100, library.label(), describe(result)));
-          }
-        }
+        runs.mixes();
       }
       if (sections.contains(Section.MULTI_CONTENTION)) {
-        for (Library library : Library.values()) {
-          LoadResult result = MultiLockContentionScenario.run(probe, connect, settings, library);
-          results.multi.add(result);
-          log("multi-lock contention " + library.label() + ": " + describe(result));
-        }
+        runs.multiContention();
       }
 
       Duration took = Duration.between(started, Instant.now());
@@ -244,149 +251,6 @@ public final class BenchmarkSuite {
     }
     Path docs = Path.of("docs", "benchmarks.md");
     return Files.exists(docs) ? Files.readString(docs) : BenchmarkPage.bareTemplate();
-  }
-
-  private static List<SuiteResults.Row> rows(boolean multi) {
-    return SuiteResults.UNCONTENDED_ROWS.stream()
-        .filter(row -> (row.recipe() == Recipe.MULTI) == multi)
-        .toList();
-  }
-
-  /** The counting pass: request and byte counts per uncontended cycle, one fresh client a row. */
-  private static void count(
-      ServerProbe probe,
-      String connect,
-      SuiteSettings settings,
-      SuiteResults results,
-      List<SuiteResults.Row> rows)
-      throws Exception {
-    for (SuiteResults.Row row : rows) {
-      for (Library library : Library.values()) {
-        try (Clients clients = new Clients(connect, 1)) {
-          CycleCost cost =
-              CycleCost.measure(
-                  probe,
-                  clients.get(0),
-                  library,
-                  row.recipe(),
-                  Paths.unique("count"),
-                  row.paths(),
-                  settings.countedCycles());
-          results.cost(row, library, cost);
-          log(
-              String.format(
-                  "count %s %s: %.2f requests, %.0f response bytes per cycle",
-                  row.label(),
-                  library.label(),
-                  cost.requestsPerCycle(),
-                  cost.responseBytesPerCycle()));
-        }
-      }
-    }
-  }
-
-  /**
-   * Runs one JMH benchmark row by row: both libraries of a row one right after the other, so that
-   * the load of a shared machine drifts as little as possible between the two.
-   */
-  private static void jmh(
-      Class<?> benchmark,
-      String connect,
-      SuiteSettings settings,
-      SuiteResults results,
-      List<SuiteResults.Row> rows)
-      throws Exception {
-    TimeValue iteration = TimeValue.milliseconds(settings.jmhIterationTime().toMillis());
-    for (SuiteResults.Row row : rows) {
-      OptionsBuilder options = new OptionsBuilder();
-      options
-          .include("^" + Pattern.quote(benchmark.getName()) + "\\.")
-          .forks(settings.jmhForks())
-          .warmupIterations(settings.jmhWarmupIterations())
-          .warmupTime(iteration)
-          .measurementIterations(settings.jmhIterations())
-          .measurementTime(iteration)
-          .jvmArgsAppend(
-              "-D" + BenchZooKeeper.CONNECT_PROPERTY + "=" + connect,
-              "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-          .shouldFailOnError(true);
-      if (row.recipe() == Recipe.MULTI) {
-        options.param("paths", String.valueOf(row.paths()));
-      } else {
-        options.param("recipe", row.recipe().name());
-      }
-      Collection<RunResult> runs = new Runner(options.build()).run();
-      for (RunResult run : runs) {
-        Library library = Library.valueOf(run.getParams().getParam("library"));
-        var primary = run.getPrimaryResult();
-        SuiteResults.Score score =
-            new SuiteResults.Score(primary.getScore(), primary.getScoreError());
-        results.score(row, library, score);
-        log(
-            String.format(
-                "jmh %s %s: %.1f ± %.1f cycles/s",
-                row.label(), library.label(), score.perSecond(), score.error()));
-      }
-    }
-  }
-
-  private static void handoff(
-      ServerProbe probe, String connect, SuiteSettings settings, SuiteResults results)
-      throws Exception {
-    int warmUp = settings.queueLengths().get(0);
-    for (Library library : Library.values()) {
-      var unused = HandoffScenario.run(probe, connect, library, warmUp, settings.handoffSessions());
-      log("handoff warm-up drain of " + warmUp + " " + library.label() + " done (not reported)");
-    }
-    for (int repeat = 0; repeat < settings.handoffRepeats(); repeat++) {
-      for (int waiters : settings.queueLengths()) {
-        for (Library library : Library.values()) {
-          HandoffScenario.Result result =
-              HandoffScenario.run(probe, connect, library, waiters, settings.handoffSessions());
-          results.handoffs.add(result);
-          log(
-              String.format(
-                  "handoff N=%d %s: drain %.1f ms, %.0f us/handoff, %.2f requests and %.0f bytes"
-                      + " per handoff, %.2f watches fired per delete (max %d)",
-                  waiters,
-                  library.label(),
-                  result.drainMillis(),
-                  result.handoffMicros(),
-                  result.requestsPerHandoff(),
-                  result.responseBytesPerHandoff(),
-                  result.watchesPerDelete(),
-                  result.maxDeletedWatches()));
-        }
-      }
-    }
-  }
-
-  private static void contention(
-      ServerProbe probe, String connect, SuiteSettings settings, SuiteResults results)
-      throws Exception {
-    for (ContentionScenario.ClientMode mode : ContentionScenario.ClientMode.values()) {
-      for (int threads : settings.threadCounts()) {
-        for (Library library : Library.values()) {
-          LoadResult result =
-              ContentionScenario.run(probe, connect, settings, library, mode, threads);
-          results.contention.computeIfAbsent(mode, m -> new ArrayList<>()).add(result);
-          log(
-              String.format(
-                  "contention %s T=%d %s: %s",
-                  mode.label(), threads, library.label(), describe(result)));
-        }
-      }
-    }
-  }
-
-  private static String describe(LoadResult result) {
-    return String.format(
-        "%.0f acquisitions/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms, %.2f requests/acquisition",
-        result.perSecond(),
-        result.millis(50),
-        result.millis(99),
-        result.millis(99.9),
-        result.requestsPerAcquisition());
   }
 
   private static void log(String message) {

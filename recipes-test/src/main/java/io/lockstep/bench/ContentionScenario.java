@@ -1,7 +1,5 @@
 package io.lockstep.bench;
 
-import io.lockstep.testing.Library;
-import io.lockstep.testing.Recipe;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,9 +7,9 @@ import org.HdrHistogram.Recorder;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 
 /**
- * Contention on one mutex ({@code InterProcessMutex} against {@code ReentrantMutex}): T threads (1,
- * 2, 4, 8, 16) acquire and release it in a loop, either all through one shared client or each
- * through a client (session) of its own.
+ * Contention on one mutex (each {@link Contender}: {@code InterProcessMutex} against {@code
+ * ReentrantMutex}): T threads (1, 2, 4, 8, 16) acquire and release it in a loop, either all through
+ * one shared client or each through a client (session) of its own.
  *
  * <p><b>Workload.</b> Each thread has a lock object of its own on the shared path and repeats: time
  * {@code acquire()}, then {@code release()} at once (no work under the lock, so the figures are the
@@ -50,7 +48,7 @@ final class ContentionScenario {
       ServerProbe probe,
       String connectString,
       SuiteSettings settings,
-      Library library,
+      Contender contender,
       ClientMode mode,
       int threads)
       throws Exception {
@@ -60,12 +58,12 @@ final class ContentionScenario {
       Recorder recorder = LoadRun.newRecorder();
       List<InterProcessLock> locks = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
-        locks.add(Recipe.MUTEX.newLock(library, clients.get(i), path, 1));
+        locks.add(contender.newLock(clients.get(i), path));
       }
       return LoadRun.measure(
           probe,
           settings,
-          library,
+          contender.library(),
           threads,
           List.of(recorder),
           i -> timedCycle(locks.get(i), recorder));

@@ -40,7 +40,7 @@ final class GoalTables {
       table.row(
           "Throughput at least Curator's on every row",
           missed.isEmpty()
-              ? "all " + rows.size() + " rows"
+              ? allRows(rows.size())
               : (rows.size() - missed.size())
                   + " of "
                   + rows.size()
@@ -72,7 +72,100 @@ final class GoalTables {
               ratio(GoalVerdicts.HANDOFF_GROWTH_ALLOWED)),
           met(handoff.met()));
     }
+    serviceGoals(table, verdicts);
     return table.isEmpty() ? "" : table.render();
+  }
+
+  /** The goals of the slow link, handoff speed, many waiters, watch events and the recorder. */
+  private static void serviceGoals(MarkdownTable table, GoalVerdicts.Verdicts verdicts) {
+    rowsGoal(
+        table,
+        "Uncontended at 0 ms: at least Curator's on every row, straight and through the proxy",
+        verdicts.zeroDelay());
+    GoalVerdicts.LinkSpeedUp link = verdicts.slowLink();
+    if (link != null) {
+      table.row(
+          String.format(
+              Locale.ROOT,
+              "At %s added round trip, at least %s Curator's `InterProcessMutex`",
+              SlowLinkRuns.label(link.roundTrip()),
+              ratio(GoalVerdicts.SLOW_LINK_GOAL)),
+          String.format(
+              Locale.ROOT,
+              "%s (round trips per cycle: %s / %s, Lockstep / Curator)",
+              ratio(link.speedUp()),
+              decimals(link.roundTrips()),
+              decimals(link.curatorRoundTrips())),
+          met(link.met()));
+    }
+    rowsGoal(
+        table,
+        "Handoff down a queue of up to "
+            + GoalVerdicts.HANDOFF_SPEED_MAX_WAITERS
+            + ": at least Curator's speed",
+        verdicts.handoffSpeed());
+    GoalVerdicts.WaitersGrowth waiters = verdicts.waiters();
+    if (waiters != null) {
+      table.row(
+          String.format(
+              Locale.ROOT,
+              "Draining %s asynchronous waiters of one client takes at most %s as long as %s",
+              number(waiters.longest().waiters()),
+              ratio(waiters.allowed()),
+              number(waiters.shortest().waiters())),
+          String.format(
+              Locale.ROOT,
+              "%s ms against %s ms (%s)",
+              number(waiters.longest().drainMillis()),
+              number(waiters.shortest().drainMillis()),
+              ratio(waiters.growth())),
+          met(waiters.met()));
+    }
+    GoalVerdicts.WatchGoal watches = verdicts.watches();
+    if (watches != null) {
+      table.row(
+          "Watch events per acquisition, "
+              + watches.ours().threads()
+              + " clients on one lock: at most Curator's",
+          decimals(watches.ours().watchesPerAcquisition())
+              + " against "
+              + decimals(watches.curator().watchesPerAcquisition()),
+          met(watches.met()));
+    }
+    List<GoalVerdicts.RecordingRow> recording = verdicts.recording();
+    if (!recording.isEmpty()) {
+      List<GoalVerdicts.RecordingRow> missed = recording.stream().filter(r -> !r.met()).toList();
+      table.row(
+          "A Flight Recording with Lockstep's events on leaves its uncontended throughput within"
+              + " JMH's error",
+          missed.isEmpty()
+              ? allRows(recording.size())
+              : "missed on "
+                  + missed.stream()
+                      .map(r -> r.name() + " (" + ratio(r.ratio()) + ")")
+                      .collect(Collectors.joining(", ")),
+          met(missed.isEmpty()));
+    }
+  }
+
+  /** A goal met when each of {@code rows} is; nothing if the run measured none. */
+  private static void rowsGoal(MarkdownTable table, String goal, List<GoalVerdicts.Row> rows) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    List<GoalVerdicts.Row> missed = rows.stream().filter(r -> !r.met()).toList();
+    table.row(
+        goal,
+        missed.isEmpty()
+            ? allRows(rows.size())
+                + " ("
+                + rows.stream().map(r -> ratio(r.ratio())).collect(Collectors.joining(", "))
+                + ")"
+            : "missed on "
+                + missed.stream()
+                    .map(r -> r.name() + " (" + ratio(r.ratio()) + ")")
+                    .collect(Collectors.joining(", ")),
+        met(missed.isEmpty()));
   }
 
   static String missed(GoalVerdicts.Verdicts verdicts) {
@@ -129,10 +222,80 @@ final class GoalTables {
               decimals(longest.watchesPerDelete())),
           why(handoff.reason()));
     }
+    serviceMisses(table, verdicts);
     if (table.isEmpty()) {
       table.row("every goal", "met", "", "");
     }
     return table.render();
+  }
+
+  /**
+   * The misses of the service goals not listed as throughput rows already (the rows at 0 ms and of
+   * the handoff are).
+   */
+  private static void serviceMisses(MarkdownTable table, GoalVerdicts.Verdicts verdicts) {
+    GoalVerdicts.LinkSpeedUp link = verdicts.slowLink();
+    if (link != null && !link.met()) {
+      table.row(
+          ratio(GoalVerdicts.SLOW_LINK_GOAL)
+              + ", mutex at "
+              + SlowLinkRuns.label(link.roundTrip())
+              + " added round trip",
+          ratio(link.speedUp()),
+          "round trips per cycle "
+              + decimals(link.roundTrips())
+              + " / "
+              + decimals(link.curatorRoundTrips()),
+          why(link.reason()));
+    }
+    GoalVerdicts.WaitersGrowth waiters = verdicts.waiters();
+    if (waiters != null && !waiters.met()) {
+      WaitersScenario.Result shortest = waiters.shortest();
+      WaitersScenario.Result longest = waiters.longest();
+      table.row(
+          String.format(
+              Locale.ROOT,
+              "draining %s waiters against %s",
+              number(longest.waiters()),
+              number(shortest.waiters())),
+          ratio(waiters.growth()),
+          String.format(
+              Locale.ROOT,
+              "Lockstep at N = %s → %s: requests per waiter %s → %s, response bytes per waiter %s"
+                  + " → %s",
+              number(shortest.waiters()),
+              number(longest.waiters()),
+              decimals(shortest.requestsPerWaiter()),
+              decimals(longest.requestsPerWaiter()),
+              number(shortest.responseBytesPerWaiter()),
+              number(longest.responseBytesPerWaiter())),
+          why(waiters.reason()));
+    }
+    GoalVerdicts.WatchGoal watches = verdicts.watches();
+    if (watches != null && !watches.met()) {
+      table.row(
+          "watch events per acquisition",
+          decimals(watches.ours().watchesPerAcquisition()),
+          String.format(
+              Locale.ROOT,
+              "deleted %s / %s, child %s / %s, changed %s / %s",
+              decimals(watches.ours().deletedPerAcquisition()),
+              decimals(watches.curator().deletedPerAcquisition()),
+              decimals(watches.ours().childPerAcquisition()),
+              decimals(watches.curator().childPerAcquisition()),
+              decimals(watches.ours().changedPerAcquisition()),
+              decimals(watches.curator().changedPerAcquisition())),
+          why(watches.reason()));
+    }
+    for (GoalVerdicts.RecordingRow row : verdicts.recording()) {
+      if (!row.met()) {
+        table.row(
+            "Flight Recording, " + row.name(),
+            ratio(row.ratio()),
+            "with ÷ without a recording " + ratio(row.ratio()) + " / " + ratio(row.curatorRatio()),
+            why(row.reason()));
+      }
+    }
   }
 
   private static List<GoalVerdicts.SpeedUp> speedUps(GoalVerdicts.Verdicts verdicts) {
@@ -160,6 +323,11 @@ final class GoalTables {
     if (!ours.equals("–") || !curator.equals("–")) {
       parts.add(name + " " + ours + " / " + curator);
     }
+  }
+
+  /** "all 4 rows", "the one row". */
+  private static String allRows(int rows) {
+    return rows == 1 ? "the one row" : "all " + rows + " rows";
   }
 
   private static String why(Reason reason) {

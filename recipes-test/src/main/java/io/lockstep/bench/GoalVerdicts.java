@@ -1,9 +1,8 @@
 package io.lockstep.bench;
 
-import io.lockstep.bench.ContentionScenario.ClientMode;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.Recipe;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +28,21 @@ final class GoalVerdicts {
   /** Ours counts as sending more traffic than Curator's only beyond this factor. */
   static final double TRAFFIC_MARGIN = 1.05;
 
+  /** The speed-up over Curator's mutex aimed at over the slow link's longest round trip. */
+  static final double SLOW_LINK_GOAL = 1.3;
+
+  /**
+   * Draining many waiters of one client may take this much longer per waiter at the largest N than
+   * at the smallest: at 1,000 and 10,000 waiters, 12 times as long in all.
+   */
+  static final double WAITERS_GROWTH_PER_WAITER = 1.2;
+
+  /** The handoff rows up to this queue length must be at least as fast as Curator's. */
+  static final int HANDOFF_SPEED_MAX_WAITERS = 500;
+
+  /** The client mode whose watch events per acquisition are judged: a client per thread. */
+  static final ContentionScenario.ClientMode WATCH_GOAL_MODE = ContentionScenario.ClientMode.OWN;
+
   /** Why a goal or a row was missed; each has a paragraph in the docs page under its anchor. */
   enum Reason {
     /** More than 3 requests per uncontended cycle: deterministic, the library's behaviour. */
@@ -48,7 +62,15 @@ final class GoalVerdicts {
     /** A speed-up goal missed: the writes (each fsynced) bound the speed-up, not the requests. */
     WRITES_BOUND("writes bound"),
     /** Handoff time grew with the queue, and so did the bytes read per handoff. */
-    QUEUE_REREAD("queue reread");
+    QUEUE_REREAD("queue reread"),
+    /** Over the slow link, ours waited for as many round trips per cycle as Curator's. */
+    ROUND_TRIPS("round trips"),
+    /** More watch events than Curator's, some of them child events. */
+    CHILD_WATCHES("child watches"),
+    /** More watch events than Curator's, all data events: the holder's watch on its own node. */
+    HOLDER_WATCH("holder watch"),
+    /** Slower with a recording, but Curator's rows slowed down as much: the recording's cost. */
+    RECORDING_OVERHEAD("recording overhead");
 
     private final String label;
 
@@ -135,23 +157,90 @@ final class GoalVerdicts {
   }
 
   /**
-   * Every verdict of a run; a goal whose figures the run did not measure is null (or, for the
-   * throughput rows, absent).
+   * The slow-link goal: ours against Curator's mutex at the longest round trip measured.
+   *
+   * @param roundTrip the round trip the proxy added
+   * @param speedUp ours divided by Curator's cycles per second
+   * @param roundTrips the round trips ours waited for per cycle, estimated from the run
+   * @param curatorRoundTrips the same for Curator's
+   */
+  record LinkSpeedUp(
+      Duration roundTrip,
+      double speedUp,
+      double roundTrips,
+      double curatorRoundTrips,
+      Reason reason) {
+    boolean met() {
+      return speedUp >= SLOW_LINK_GOAL;
+    }
+  }
+
+  /** The many-waiters goal: ours draining the largest N against the smallest. */
+  record WaitersGrowth(
+      WaitersScenario.Result shortest, WaitersScenario.Result longest, Reason reason) {
+    double growth() {
+      return longest.drainMillis() / shortest.drainMillis();
+    }
+
+    /** The growth allowed: 12× from 1,000 to 10,000 waiters. */
+    double allowed() {
+      return WAITERS_GROWTH_PER_WAITER * longest.waiters() / shortest.waiters();
+    }
+
+    boolean met() {
+      return growth() <= allowed();
+    }
+  }
+
+  /** The watch-event goal: ours per acquisition at most Curator's. */
+  record WatchGoal(WatchScenario.Result curator, WatchScenario.Result ours, Reason reason) {
+    boolean met() {
+      return ours.watchesPerAcquisition() <= curator.watchesPerAcquisition();
+    }
+  }
+
+  /**
+   * One row of the Flight Recorder goal: a library's cycles per second with a recording divided by
+   * without.
+   *
+   * @param withinError whether the two scores lie within each other's JMH error
+   * @param curatorRatio the same ratio for Curator's lock, the control
+   */
+  record RecordingRow(
+      String name, double ratio, double curatorRatio, boolean withinError, Reason reason) {
+    boolean met() {
+      return withinError || ratio >= 1.0;
+    }
+  }
+
+  /**
+   * Every verdict of a run; a goal whose figures the run did not measure is null (or, for lists of
+   * rows, empty).
+   *
+   * @param zeroDelay the uncontended rows straight to the server and through the proxy at 0 ms
+   * @param handoffSpeed the handoff rows up to {@link #HANDOFF_SPEED_MAX_WAITERS}
    */
   record Verdicts(
       RequestCount requests,
       List<Row> throughput,
       SpeedUp semaphore,
       SpeedUp multi,
-      HandoffGrowth handoff) {}
+      HandoffGrowth handoff,
+      List<Row> zeroDelay,
+      LinkSpeedUp slowLink,
+      List<Row> handoffSpeed,
+      WaitersGrowth waiters,
+      WatchGoal watches,
+      List<RecordingRow> recording) {}
 
   private GoalVerdicts() {}
 
   /** Judges every goal on {@code results}. */
   static Verdicts judge(SuiteResults results) {
+    List<Row> throughput = ThroughputRows.of(results);
     return new Verdicts(
         requests(results),
-        throughput(results),
+        throughput,
         speedUp(
             results,
             new SuiteResults.Row(Recipe.NON_REENTRANT_MUTEX, 1),
@@ -162,7 +251,13 @@ final class GoalVerdicts {
             new SuiteResults.Row(Recipe.MULTI, MULTI_GOAL_PATHS),
             MULTI_GOAL,
             "multi-lock at K = " + MULTI_GOAL_PATHS),
-        handoff(results));
+        handoff(results),
+        ServiceGoals.zeroDelay(results),
+        ServiceGoals.slowLink(results),
+        ServiceGoals.handoffSpeed(results),
+        ServiceGoals.waiters(results),
+        ServiceGoals.watches(results),
+        ServiceGoals.recording(results));
   }
 
   private static RequestCount requests(SuiteResults results) {
@@ -178,143 +273,6 @@ final class GoalVerdicts {
       }
     }
     return counted == 0 ? null : new RequestCount(counted, over);
-  }
-
-  /** The rows of the "at least Curator's throughput" goal, in page order. */
-  static List<Row> throughput(SuiteResults results) {
-    List<Row> rows = new ArrayList<>();
-    for (SuiteResults.Row row : SuiteResults.UNCONTENDED_ROWS) {
-      Map<Library, SuiteResults.Score> scores = results.scores.get(row);
-      if (scores != null && scores.size() == 2) {
-        rows.add(uncontended(row, scores, results.costs.get(row)));
-      }
-    }
-    for (int n : results.queueLengths()) {
-      HandoffScenario.Result curator = results.handoff(Library.CURATOR, n);
-      HandoffScenario.Result ours = results.handoff(Library.LOCKSTEP, n);
-      if (curator != null && ours != null) {
-        rows.add(handoffRow(n, curator, ours));
-      }
-    }
-    for (ClientMode mode : ClientMode.values()) {
-      List<LoadResult> points = results.contention.getOrDefault(mode, List.of());
-      for (LoadResult curator : points) {
-        LoadResult ours = SuiteResults.find(points, Library.LOCKSTEP, curator.threads());
-        if (curator.library() == Library.CURATOR && ours != null) {
-          rows.add(
-              loadRow("contention T = " + curator.threads() + ", " + mode.label(), curator, ours));
-        }
-      }
-    }
-    results.mixes.forEach(
-        (share, points) -> {
-          LoadResult curator = SuiteResults.find(points, Library.CURATOR);
-          LoadResult ours = SuiteResults.find(points, Library.LOCKSTEP);
-          if (curator != null && ours != null) {
-            rows.add(loadRow("read-write mix " + SuiteResults.mixLabel(share), curator, ours));
-          }
-        });
-    LoadResult curator = SuiteResults.find(results.multi, Library.CURATOR);
-    LoadResult ours = SuiteResults.find(results.multi, Library.LOCKSTEP);
-    if (curator != null && ours != null) {
-      rows.add(loadRow("multi-lock contention", curator, ours));
-    }
-    return rows;
-  }
-
-  private static Row uncontended(
-      SuiteResults.Row row,
-      Map<Library, SuiteResults.Score> scores,
-      Map<Library, CycleCost> costs) {
-    SuiteResults.Score curatorScore = scores.get(Library.CURATOR);
-    SuiteResults.Score oursScore = scores.get(Library.LOCKSTEP);
-    double ratio = oursScore.perSecond() / curatorScore.perSecond();
-    String name = "uncontended " + row.label();
-    if (costs == null || costs.size() < 2) {
-      Evidence errors =
-          new Evidence(
-              Double.NaN,
-              Double.NaN,
-              Double.NaN,
-              Double.NaN,
-              Double.NaN,
-              Double.NaN,
-              oursScore.error(),
-              curatorScore.error());
-      return new Row(name, ratio, Reason.NOT_COUNTED, errors);
-    }
-    CycleCost curator = costs.get(Library.CURATOR);
-    CycleCost ours = costs.get(Library.LOCKSTEP);
-    Evidence evidence =
-        new Evidence(
-            ours.requestsPerCycle(),
-            curator.requestsPerCycle(),
-            ours.writesPerCycle(),
-            curator.writesPerCycle(),
-            ours.responseBytesPerCycle(),
-            curator.responseBytesPerCycle(),
-            oursScore.error(),
-            curatorScore.error());
-    Reason reason;
-    if (ours.requests() > curator.requests() || ours.writes() > curator.writes()) {
-      reason = Reason.MORE_TRAFFIC;
-    } else if (overlap(oursScore, curatorScore)) {
-      reason = Reason.WITHIN_ERROR;
-    } else {
-      reason = Reason.CLIENT_TIME;
-    }
-    return new Row(name, ratio, reason, evidence);
-  }
-
-  /** Whether two JMH scores lie within each other's error bars (false if either has none). */
-  static boolean overlap(SuiteResults.Score a, SuiteResults.Score b) {
-    if (Double.isNaN(a.error()) || Double.isNaN(b.error())) {
-      return false;
-    }
-    return a.perSecond() + a.error() >= b.perSecond() - b.error()
-        && b.perSecond() + b.error() >= a.perSecond() - a.error();
-  }
-
-  private static Row handoffRow(
-      int waiters, HandoffScenario.Result curator, HandoffScenario.Result ours) {
-    boolean more =
-        ours.requestsPerHandoff() > curator.requestsPerHandoff() * TRAFFIC_MARGIN
-            || ours.responseBytesPerHandoff() > curator.responseBytesPerHandoff() * TRAFFIC_MARGIN;
-    Evidence evidence =
-        new Evidence(
-            ours.requestsPerHandoff(),
-            curator.requestsPerHandoff(),
-            Double.NaN,
-            Double.NaN,
-            ours.responseBytesPerHandoff(),
-            curator.responseBytesPerHandoff(),
-            Double.NaN,
-            Double.NaN);
-    return new Row(
-        "handoff N = " + waiters,
-        curator.drainMillis() / ours.drainMillis(),
-        more ? Reason.MORE_TRAFFIC : Reason.HANDOFF_CPU,
-        evidence);
-  }
-
-  private static Row loadRow(String name, LoadResult curator, LoadResult ours) {
-    boolean more =
-        ours.requestsPerAcquisition() > curator.requestsPerAcquisition() * TRAFFIC_MARGIN;
-    Evidence evidence =
-        new Evidence(
-            ours.requestsPerAcquisition(),
-            curator.requestsPerAcquisition(),
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN);
-    return new Row(
-        name,
-        ours.perSecond() / curator.perSecond(),
-        more ? Reason.MORE_TRAFFIC : Reason.SINGLE_LOAD_POINT,
-        evidence);
   }
 
   private static SpeedUp speedUp(

@@ -7,9 +7,12 @@ import static io.lockstep.bench.Figures.number;
 import io.lockstep.bench.ContentionScenario.ClientMode;
 import io.lockstep.testing.Library;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * The tables of the benchmark page's sections, one block each: Curator's figure, ours and the ratio
@@ -134,18 +137,12 @@ final class SectionTables {
   String contention() {
     StringBuilder block = new StringBuilder();
     for (ClientMode mode : ClientMode.values()) {
-      List<LoadResult> points = results.contention.get(mode);
-      if (points == null) {
+      if (!results.contention.containsKey(mode)) {
         continue;
       }
-      MarkdownTable table = loadTable("T", false);
+      MarkdownTable table = contentionTable();
       for (int threads : settings.threadCounts()) {
-        loadRow(
-            table,
-            String.valueOf(threads),
-            SuiteResults.find(points, Library.CURATOR, threads),
-            SuiteResults.find(points, Library.LOCKSTEP, threads),
-            false);
+        contentionRow(table, mode, threads);
       }
       block.append("**").append(Figures.capitalised(mode.label())).append("**\n\n");
       block.append(table.render()).append('\n');
@@ -155,6 +152,50 @@ final class SectionTables {
     }
     return block
         + "![Acquisitions per second and acquire latency against threads](bench-contention.png)\n";
+  }
+
+  /** A column of rates and of latencies per {@link Contender}, a ratio per challenger. */
+  private static MarkdownTable contentionTable() {
+    List<String> header = new ArrayList<>(List.of("T"));
+    for (Contender contender : Contender.values()) {
+      header.add(contender.label() + " acquisitions/s");
+    }
+    for (Contender challenger : Contender.challengers()) {
+      header.add(challenger.label() + " ÷ Curator");
+    }
+    for (Contender contender : Contender.values()) {
+      header.add(contender.label() + " p50 / p99 / p999 (ms)");
+    }
+    header.add(
+        "requests per acquisition, "
+            + Arrays.stream(Contender.values())
+                .map(Contender::label)
+                .collect(Collectors.joining(" / ")));
+    MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
+    table.alignRight(IntStream.range(1, header.size()).toArray());
+    return table;
+  }
+
+  private void contentionRow(MarkdownTable table, ClientMode mode, int threads) {
+    LoadResult curator = results.contention(mode, Contender.CURATOR, threads);
+    List<LoadResult> points = new ArrayList<>();
+    for (Contender contender : Contender.values()) {
+      points.add(results.contention(mode, contender, threads));
+    }
+    if (curator == null || points.stream().skip(1).allMatch(p -> p == null)) {
+      return;
+    }
+    List<String> cells = new ArrayList<>(List.of(String.valueOf(threads)));
+    points.forEach(p -> cells.add(p == null ? "–" : number(p.perSecond())));
+    points.stream()
+        .skip(1)
+        .forEach(p -> cells.add(p == null ? "–" : mark(p.perSecond() / curator.perSecond())));
+    points.forEach(p -> cells.add(p == null ? "–" : Figures.percentiles(p.latency())));
+    cells.add(
+        points.stream()
+            .map(p -> p == null ? "–" : decimals(p.requestsPerAcquisition()))
+            .collect(Collectors.joining(" / ")));
+    table.row(cells.toArray(String[]::new));
   }
 
   String mixes() {

@@ -2,6 +2,7 @@ package io.lockstep.bench;
 
 import io.lockstep.testing.ServerStats;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -72,6 +73,15 @@ public final class ServerProbe {
     String version = stats.monitor().getOrDefault("zk_version", "unknown");
     int comma = version.indexOf(',');
     return comma < 0 ? version : version.substring(0, comma);
+  }
+
+  /**
+   * All of the server's {@code mntr} figures now, by name, counted as one of the probe's own reads
+   * (so {@link ServerCounters#since} leaves it out).
+   */
+  public Map<String, String> monitor() {
+    reads.incrementAndGet();
+    return stats.monitor();
   }
 
   /** The server's current watch count ({@code zk_watch_count}). */

@@ -2,6 +2,7 @@ package io.lockstep.bench;
 
 import io.lockstep.testing.Library;
 import io.lockstep.testing.Recipe;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -44,13 +45,55 @@ final class SuiteResults {
           new Row(Recipe.MULTI, 8),
           new Row(Recipe.MULTI, 16));
 
+  /**
+   * A JMH score of one uncontended row over the slow link.
+   *
+   * @param row the row
+   * @param roundTrip the round trip the proxy added
+   * @param library whose lock
+   * @param score cycles per second
+   */
+  record LinkPoint(Row row, Duration roundTrip, Library library, Score score) {}
+
+  /**
+   * A JMH score of one uncontended row with or without a Flight Recording in the benchmark's JVM.
+   *
+   * @param row the row
+   * @param library whose lock
+   * @param recording whether a recording ran
+   * @param score cycles per second
+   * @param events Lockstep's events in the recording (0 without one)
+   */
+  record RecordingPoint(Row row, Library library, boolean recording, Score score, long events) {}
+
+  /**
+   * Lockstep's requests per uncontended cycle without and with a recording of its events running.
+   *
+   * @param without counted with no recording
+   * @param with counted with a recording of Lockstep's events running in the counting JVM
+   * @param events Lockstep's events that recording holds
+   */
+  record RecordingCount(CycleCost without, CycleCost with, long events) {}
+
   final Map<Row, Map<Library, CycleCost>> costs = new LinkedHashMap<>();
   final Map<Row, Map<Library, Score>> scores = new LinkedHashMap<>();
   final List<HandoffScenario.Result> handoffs = new ArrayList<>();
-  final Map<ContentionScenario.ClientMode, List<LoadResult>> contention =
+  final Map<ContentionScenario.ClientMode, Map<Contender, List<LoadResult>>> contention =
       new EnumMap<>(ContentionScenario.ClientMode.class);
   final Map<Double, List<LoadResult>> mixes = new TreeMap<>(Comparator.reverseOrder());
   final List<LoadResult> multi = new ArrayList<>();
+  final List<LinkPoint> slowLink = new ArrayList<>();
+
+  /** The median round trip of a small read, in ms, through the proxy at each added round trip. */
+  final Map<Duration, Double> linkRoundTripMillis = new TreeMap<>();
+
+  /** The same, straight to the server without the proxy; NaN if not measured. */
+  double directRoundTripMillis = Double.NaN;
+
+  final List<RecordingPoint> recording = new ArrayList<>();
+  final Map<Row, RecordingCount> recordingCounts = new LinkedHashMap<>();
+  final List<WaitersScenario.Result> waiters = new ArrayList<>();
+  final List<WatchScenario.Result> watches = new ArrayList<>();
 
   /**
    * The drain of {@code library}'s queue of {@code waiters} with the median drain time over the
@@ -68,6 +111,86 @@ final class SuiteResults {
   /** The queue lengths measured, in increasing order. */
   List<Integer> queueLengths() {
     return handoffs.stream().map(HandoffScenario.Result::waiters).distinct().sorted().toList();
+  }
+
+  /** Records a contention point of {@code contender}. */
+  void contention(ContentionScenario.ClientMode mode, Contender contender, LoadResult result) {
+    contention
+        .computeIfAbsent(mode, m -> new EnumMap<>(Contender.class))
+        .computeIfAbsent(contender, c -> new ArrayList<>())
+        .add(result);
+  }
+
+  /** The contention points of {@code contender} in {@code mode}, possibly none. */
+  List<LoadResult> contention(ContentionScenario.ClientMode mode, Contender contender) {
+    return contention.getOrDefault(mode, Map.of()).getOrDefault(contender, List.of());
+  }
+
+  /** The contention point of {@code contender} at {@code threads} threads, or null. */
+  LoadResult contention(ContentionScenario.ClientMode mode, Contender contender, int threads) {
+    return contention(mode, contender).stream()
+        .filter(p -> p.threads() == threads)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The slow-link score of {@code row} at {@code roundTrip} for {@code library}, or null. */
+  Score slowLink(Row row, Duration roundTrip, Library library) {
+    return slowLink.stream()
+        .filter(p -> p.row().equals(row) && p.roundTrip().equals(roundTrip))
+        .filter(p -> p.library() == library)
+        .map(LinkPoint::score)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The round trips the slow link was measured at, in increasing order. */
+  List<Duration> roundTrips() {
+    return slowLink.stream().map(LinkPoint::roundTrip).distinct().sorted().toList();
+  }
+
+  /** The rows measured over the slow link, in page order. */
+  List<Row> slowLinkRows() {
+    return UNCONTENDED_ROWS.stream()
+        .filter(row -> slowLink.stream().anyMatch(p -> p.row().equals(row)))
+        .toList();
+  }
+
+  /** The recording point of {@code row} for {@code library}, with or without, or null. */
+  RecordingPoint recording(Row row, Library library, boolean withRecording) {
+    return recording.stream()
+        .filter(p -> p.row().equals(row) && p.library() == library)
+        .filter(p -> p.recording() == withRecording)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The rows measured with and without a recording, in page order. */
+  List<Row> recordingRows() {
+    return UNCONTENDED_ROWS.stream()
+        .filter(row -> recording.stream().anyMatch(p -> p.row().equals(row)))
+        .toList();
+  }
+
+  /** The many-waiters run of {@code library} at {@code waiters}, or null. */
+  WaitersScenario.Result waiters(Library library, int count) {
+    return waiters.stream()
+        .filter(r -> r.library() == library && r.waiters() == count)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The waiter counts measured, in increasing order. */
+  List<Integer> waiterCounts() {
+    return waiters.stream().map(WaitersScenario.Result::waiters).distinct().sorted().toList();
+  }
+
+  /** The watch-event run of {@code contender} in {@code mode}, or null. */
+  WatchScenario.Result watches(ContentionScenario.ClientMode mode, Contender contender) {
+    return watches.stream()
+        .filter(r -> r.mode() == mode && r.contender() == contender)
+        .findFirst()
+        .orElse(null);
   }
 
   /** The point of {@code library} at {@code threads} threads, or null. */

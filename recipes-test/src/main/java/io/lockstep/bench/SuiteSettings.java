@@ -1,11 +1,12 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Recipe;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * How long and how large the suite runs: {@link #quick()} (a few minutes on two cores) or {@link
- * #full()}.
+ * How long and how large the suite runs: {@link #quick()} (about ten minutes on two cores) or
+ * {@link #full()}.
  *
  * @param mode "quick" or "full"
  * @param jmhWarmupIterations JMH warm-up iterations per benchmark point
@@ -24,6 +25,14 @@ import java.util.List;
  * @param multiThreads the threads of the multi-lock contention scenario
  * @param multiPaths P, the paths the multi-locks draw from
  * @param multiK K, the paths each multi-lock takes
+ * @param roundTrips the round trips the slow link adds (half of each in each direction)
+ * @param slowLinkRows the uncontended rows timed over the slow link
+ * @param recordingRows the uncontended rows timed with and without a Flight Recording
+ * @param waiterCounts N, the asynchronous waiters queued on one lock through one client
+ * @param curatorWaitersMax the largest N Curator's thread-per-waiter run is given
+ * @param waitersTimeout how long one run of the many-waiters scenario may take
+ * @param watchClients the clients (and threads) of the watch-event scenario
+ * @param watchAcquisitions acquisitions per thread in the watch-event scenario
  */
 record SuiteSettings(
     String mode,
@@ -42,7 +51,49 @@ record SuiteSettings(
     int mixThreads,
     int multiThreads,
     int multiPaths,
-    int multiK) {
+    int multiK,
+    List<Duration> roundTrips,
+    List<SuiteResults.Row> slowLinkRows,
+    List<SuiteResults.Row> recordingRows,
+    List<Integer> waiterCounts,
+    int curatorWaitersMax,
+    Duration waitersTimeout,
+    int watchClients,
+    int watchAcquisitions) {
+
+  /** The single-path uncontended rows: the recipes of {@link UncontendedLockBenchmark}. */
+  static final List<SuiteResults.Row> SINGLE_PATH_ROWS =
+      SuiteResults.UNCONTENDED_ROWS.stream().filter(row -> row.recipe() != Recipe.MULTI).toList();
+
+  /** These settings, with Curator's many-waiters run going up to {@code max} waiters. */
+  SuiteSettings withCuratorWaitersMax(int max) {
+    return new SuiteSettings(
+        mode,
+        jmhWarmupIterations,
+        jmhIterations,
+        jmhIterationTime,
+        jmhForks,
+        countedCycles,
+        queueLengths,
+        handoffSessions,
+        handoffRepeats,
+        threadCounts,
+        loadWarmup,
+        loadMeasured,
+        readShares,
+        mixThreads,
+        multiThreads,
+        multiPaths,
+        multiK,
+        roundTrips,
+        slowLinkRows,
+        recordingRows,
+        waiterCounts,
+        max,
+        waitersTimeout,
+        watchClients,
+        watchAcquisitions);
+  }
 
   static SuiteSettings quick() {
     return new SuiteSettings(
@@ -62,7 +113,15 @@ record SuiteSettings(
         8,
         8,
         16,
-        4);
+        4,
+        List.of(Duration.ZERO, Duration.ofMillis(1)),
+        List.of(new SuiteResults.Row(Recipe.MUTEX, 1), new SuiteResults.Row(Recipe.MULTI, 4)),
+        List.of(new SuiteResults.Row(Recipe.MUTEX, 1)),
+        List.of(1_000, 10_000),
+        1_000,
+        Duration.ofMinutes(5),
+        8,
+        50);
   }
 
   static SuiteSettings full() {
@@ -83,6 +142,14 @@ record SuiteSettings(
         8,
         8,
         16,
-        4);
+        4,
+        List.of(Duration.ZERO, Duration.ofMillis(1)),
+        SuiteResults.UNCONTENDED_ROWS,
+        SINGLE_PATH_ROWS,
+        List.of(1_000, 10_000),
+        10_000,
+        Duration.ofMinutes(10),
+        8,
+        250);
   }
 }

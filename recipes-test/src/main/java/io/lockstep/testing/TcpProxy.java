@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -34,8 +35,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@link #blackhole()}: a network partition without resets. Sockets stay open but every byte
  *       is silently dropped in both directions, so a client only notices through its own timeouts.
  *       {@link #heal()} ends it and closes the connections that lost bytes.
- *   <li>{@link #setLatency(long)}: a slow link. Every chunk is delayed in both directions, in
- *       order.
+ *   <li>{@link #setLatency(long)}, {@link #setLatency(Duration)}: a slow link. Every chunk is
+ *       delayed in both directions, in order.
  *   <li>{@link #loseNextResponse(long)}: a request that reaches the server while its answer is
  *       lost. The connection then goes silent towards the client and is closed shortly after, so
  *       the client sees connection loss without knowing whether its request was applied.
@@ -168,6 +169,20 @@ public final class TcpProxy implements AutoCloseable {
       throw new IllegalArgumentException("latency must not be negative: " + millis);
     }
     latencyNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+  }
+
+  /**
+   * As {@link #setLatency(long)}, to the nanosecond: the delay applies in each direction, so {@code
+   * Duration.ofNanos(500_000)} makes a round trip 1 ms longer. {@link Duration#ZERO} disables it.
+   *
+   * @throws IllegalArgumentException if {@code latency} is negative
+   * @throws NullPointerException if {@code latency} is null
+   */
+  public void setLatency(Duration latency) {
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative: " + latency);
+    }
+    latencyNanos = latency.toNanos();
   }
 
   /**

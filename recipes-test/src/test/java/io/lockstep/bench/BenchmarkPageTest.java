@@ -8,6 +8,8 @@ import io.lockstep.bench.GoalVerdicts.Reason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -78,6 +80,91 @@ class BenchmarkPageTest {
     assertThat(blocks.get(Block.MULTI_CONTENTION)).contains("| 8, 4 of 16 | 400 | 1,400 | 3.50× |");
     assertThat(blocks.get(Block.UNCONTENDED)).isEqualTo("*Not measured in this run.*\n");
     assertThat(blocks.get(Block.HANDOFF)).isEqualTo("*Not measured in this run.*\n");
+  }
+
+  @Test
+  void theContentionTable_hasAColumnPerContender_andCuratorAsTheBaseline() {
+    var blocks = SuiteFixtures.page(SuiteFixtures.everyGoalMet()).blocks();
+
+    assertThat(blocks.get(Block.CONTENTION))
+        .contains(
+            "| T | Curator acquisitions/s | Lockstep acquisitions/s | Lockstep ÷ Curator | Curator"
+                + " p50 / p99 / p999 (ms) | Lockstep p50 / p99 / p999 (ms) | requests per"
+                + " acquisition, Curator / Lockstep |")
+        .contains(
+            "| 8 | 1,000 | 1,100 | 1.10× | 2.00 / 2.00 / 2.00 | 2.00 / 2.00 / 2.00 | 3.00 /"
+                + " 3.00 |");
+  }
+
+  @Test
+  void theServiceSections_renderTheirFigures() {
+    var blocks = SuiteFixtures.page(SuiteFixtures.everyGoalMet()).blocks();
+
+    assertThat(blocks.get(Block.SLOW_LINK))
+        .contains(
+            "0.10 ms straight to the server; through the proxy, 0.30 ms with 0 ms added,"
+                + " 1.30 ms with 1 ms added")
+        .contains("| mutex | 0 ms | 800 ± 10 | 900 ± 10 | 1.13× | |")
+        .contains("| mutex | 1 ms | 250 ± 10 | 350 ± 10 | 1.40× | 2.75 / 1.75 |");
+    assertThat(blocks.get(Block.RECORDING))
+        .contains(
+            "| mutex | 1,000 ± 10 | 995 ± 10 | 1.00× (within error) | 1,000 ± 10 | 990 ± 10 |"
+                + " 0.99× (within error) | 2,000 | 3.00 / 3.00 |");
+    assertThat(blocks.get(Block.WAITERS))
+        .contains(
+            "| 1,000 | Lockstep: `acquireAsync()`, no thread | 100 | 1,000 | 1,000 | 2,000 |"
+                + " 0.002 | 14 | 2.00 | 300 | yes |")
+        .contains(
+            "| 10,000 | Curator: `InterProcessMutex.acquire()`, a thread each | not run: above"
+                + " `--curator-waiters` |");
+    assertThat(blocks.get(Block.WATCHES))
+        .contains(
+            "| 8, a client each, 800 acquisitions | 0.90 (0.90 / 0.00 / 0.00) | 0.80 (0.80 /"
+                + " 0.00 / 0.00) | 3.00 / 3.00 |");
+    assertThat(blocks.get(Block.GOALS))
+        .contains(
+            "| At 1 ms added round trip, at least 1.30× Curator's `InterProcessMutex` | 1.40×"
+                + " (round trips per cycle: 1.75 / 2.75, Lockstep / Curator) | met |")
+        .contains(
+            "| Draining 10,000 asynchronous waiters of one client takes at most 12.00× as"
+                + " long as 1,000 | 11,000 ms against 1,000 ms (11.00×) | met |")
+        .contains(
+            "| Watch events per acquisition, 8 clients on one lock: at most Curator's | 0.80"
+                + " against 0.90 | met |");
+  }
+
+  @Test
+  void aMissedServiceGoal_isListedWithItsFiguresAndReason() {
+    SuiteResults results = new SuiteResults();
+    results.watches.add(
+        SuiteFixtures.watches(Contender.CURATOR, ContentionScenario.ClientMode.OWN, 1.0, 0, 0));
+    results.watches.add(
+        SuiteFixtures.watches(Contender.LOCKSTEP, ContentionScenario.ClientMode.OWN, 1.0, 1.5, 0));
+    SuiteFixtures.recording(results, 1_000, 800, 1_000, 810);
+
+    var blocks = SuiteFixtures.page(results).blocks();
+
+    assertThat(blocks.get(Block.MISSED))
+        .contains(
+            "| watch events per acquisition | 2.50 | deleted 1.00 / 1.00, child 1.50 / 0.00,"
+                + " changed 0.00 / 0.00 | [child watches](#child-watches) |")
+        .contains(
+            "| Flight Recording, mutex | 0.80× | with ÷ without a recording 0.80× / 0.81× |"
+                + " [recording overhead](#recording-overhead) |");
+  }
+
+  @Test
+  void theWaitersJvmsLine_isParsedIntoItsFigures() {
+    Map<String, String> values =
+        WaitersScenario.parse(
+            List.of("noise", WaitersProcess.PREFIX + " queueNanos=5 drainNanos=7 inOrder=true"));
+
+    assertThat(values)
+        .containsEntry("queueNanos", "5")
+        .containsEntry("drainNanos", "7")
+        .containsEntry("inOrder", "true");
+    assertThatThrownBy(() -> WaitersScenario.parse(List.of("no result")))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test

@@ -2,8 +2,9 @@ package io.lockstep.bench;
 
 import io.lockstep.testing.Library;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /** Results of a suite run made up by hand, for the page's tests: no server, no timing. */
@@ -26,6 +27,87 @@ final class SuiteFixtures {
             2L * waiters, waiters, waiters, bytesPerHandoff * waiters, waiters + 1, 0, 0);
     return new HandoffScenario.Result(
         library, waiters, 10, (long) (micros * 1_000 * waiters), gaps, traffic, 1);
+  }
+
+  /** A many-waiters run of {@code waiters} draining in {@code drainMillis}. */
+  static WaitersScenario.Result waiters(
+      Library library, int waiters, double drainMillis, long bytesPerWaiter) {
+    Map<String, String> values = new HashMap<>();
+    values.put("queueNanos", String.valueOf(waiters * 100_000L));
+    values.put("drainNanos", String.valueOf((long) (drainMillis * 1e6)));
+    values.put("heapBefore", "10000000");
+    values.put("heapQueued", String.valueOf(10_000_000L + 2_000L * waiters));
+    values.put("threadsBefore", "10");
+    values.put("threadsQueued", String.valueOf(library == Library.CURATOR ? 10 + waiters : 12));
+    values.put("threadsPeak", String.valueOf(library == Library.CURATOR ? 11 + waiters : 14));
+    values.put("requests", String.valueOf(2L * waiters));
+    values.put("responseBytes", String.valueOf(bytesPerWaiter * waiters));
+    if (library == Library.LOCKSTEP) {
+      values.put("inOrder", "true");
+    }
+    return new WaitersScenario.Result(library, waiters, true, values);
+  }
+
+  /** A watch-event run of 8 threads, 100 acquisitions each, with the events per acquisition. */
+  static WatchScenario.Result watches(
+      Contender contender,
+      ContentionScenario.ClientMode mode,
+      double deleted,
+      double children,
+      double changed) {
+    long acquisitions = 800;
+    ServerCounters.Traffic traffic =
+        new ServerCounters.Traffic(
+            3 * acquisitions,
+            2 * acquisitions,
+            acquisitions,
+            300 * acquisitions,
+            Math.round(deleted * acquisitions),
+            Math.round(children * acquisitions),
+            Math.round(changed * acquisitions));
+    return new WatchScenario.Result(contender, mode, 8, acquisitions, traffic);
+  }
+
+  /** Slow-link scores of the mutex: {@code cycles per second} at 0 and 1 ms for both libraries. */
+  static void slowLink(
+      SuiteResults results,
+      double curatorAtZero,
+      double oursAtZero,
+      double curatorAtOne,
+      double oursAtOne) {
+    SuiteResults.Row mutex = new SuiteResults.Row(io.lockstep.testing.Recipe.MUTEX, 1);
+    Duration one = Duration.ofMillis(1);
+    results.slowLink.add(
+        new SuiteResults.LinkPoint(mutex, Duration.ZERO, Library.CURATOR, score(curatorAtZero)));
+    results.slowLink.add(
+        new SuiteResults.LinkPoint(mutex, Duration.ZERO, Library.LOCKSTEP, score(oursAtZero)));
+    results.slowLink.add(
+        new SuiteResults.LinkPoint(mutex, one, Library.CURATOR, score(curatorAtOne)));
+    results.slowLink.add(
+        new SuiteResults.LinkPoint(mutex, one, Library.LOCKSTEP, score(oursAtOne)));
+    results.linkRoundTripMillis.put(Duration.ZERO, 0.3);
+    results.linkRoundTripMillis.put(one, 1.3);
+    results.directRoundTripMillis = 0.1;
+  }
+
+  /** Recording points of the mutex, each library without and with, errors of 10. */
+  static void recording(
+      SuiteResults results, double oursOff, double oursOn, double curatorOff, double curatorOn) {
+    SuiteResults.Row mutex = new SuiteResults.Row(io.lockstep.testing.Recipe.MUTEX, 1);
+    results.recording.add(
+        new SuiteResults.RecordingPoint(mutex, Library.LOCKSTEP, false, score(oursOff), 0));
+    results.recording.add(
+        new SuiteResults.RecordingPoint(mutex, Library.LOCKSTEP, true, score(oursOn), 2_000));
+    results.recording.add(
+        new SuiteResults.RecordingPoint(mutex, Library.CURATOR, false, score(curatorOff), 0));
+    results.recording.add(
+        new SuiteResults.RecordingPoint(mutex, Library.CURATOR, true, score(curatorOn), 0));
+    results.recordingCounts.put(
+        mutex, new SuiteResults.RecordingCount(cost(3, 2, 250), cost(3, 2, 250), 20));
+  }
+
+  static SuiteResults.Score score(double perSecond) {
+    return new SuiteResults.Score(perSecond, 10);
   }
 
   static LoadResult load(Library library, int threads, double perSecond, double requests) {
@@ -66,12 +148,10 @@ final class SuiteFixtures {
       results.handoffs.add(drain(Library.LOCKSTEP, n, 900, 3_000));
     }
     for (ContentionScenario.ClientMode mode : ContentionScenario.ClientMode.values()) {
-      List<LoadResult> points = new ArrayList<>();
       for (int threads : SuiteSettings.quick().threadCounts()) {
-        points.add(load(Library.CURATOR, threads, 1_000, 3));
-        points.add(load(Library.LOCKSTEP, threads, 1_100, 3));
+        results.contention(mode, Contender.CURATOR, load(Library.CURATOR, threads, 1_000, 3));
+        results.contention(mode, Contender.LOCKSTEP, load(Library.LOCKSTEP, threads, 1_100, 3));
       }
-      results.contention.put(mode, points);
     }
     int mixThreads = SuiteSettings.quick().mixThreads();
     results.mixes.put(
@@ -82,6 +162,15 @@ final class SuiteFixtures {
     int multiThreads = SuiteSettings.quick().multiThreads();
     results.multi.add(load(Library.CURATOR, multiThreads, 400, 14));
     results.multi.add(load(Library.LOCKSTEP, multiThreads, 1_400, 6));
+    slowLink(results, 800, 900, 250, 350);
+    recording(results, 1_000, 995, 1_000, 990);
+    results.waiters.add(waiters(Library.CURATOR, 1_000, 2_000, 40_000));
+    results.waiters.add(waiters(Library.LOCKSTEP, 1_000, 1_000, 300));
+    results.waiters.add(waiters(Library.LOCKSTEP, 10_000, 11_000, 300));
+    for (ContentionScenario.ClientMode mode : ContentionScenario.ClientMode.values()) {
+      results.watches.add(watches(Contender.CURATOR, mode, 0.9, 0, 0));
+      results.watches.add(watches(Contender.LOCKSTEP, mode, 0.8, 0, 0));
+    }
     return results;
   }
 }

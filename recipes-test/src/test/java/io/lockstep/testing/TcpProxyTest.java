@@ -134,6 +134,26 @@ class TcpProxyTest {
 
   @Test
   @Timeout(20)
+  void aLatencyBelowAMillisecond_delaysEachDirectionByThatMuch() throws IOException {
+    Socket client = connect();
+    assertThat(roundTrip(client, "warm-up")).isEqualTo("warm-up");
+
+    proxy.setLatency(Duration.ofNanos(500_000));
+    long start = System.nanoTime();
+    for (int i = 0; i < 20; i++) {
+      assertThat(roundTrip(client, "slow-" + i)).isEqualTo("slow-" + i);
+    }
+    Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(elapsed)
+        .as("20 round trips of 0.5 ms each way")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(20));
+    assertThatThrownBy(() -> proxy.setLatency(Duration.ofNanos(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  @Timeout(20)
   void loweringLatencyKeepsOrder() throws IOException {
     Socket client = connect();
     proxy.setLatency(1_000);
