@@ -62,15 +62,17 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     this.context = context;
     this.revocationHandler = revocationHandler;
     this.lockPaths = Enqueuer.lockPaths(slots);
+    boolean watchFirstRead = lockPaths.size() == 1 && !context.expectsQueue();
     this.state =
         new AcquisitionState(
             slots,
             context.description(),
             revocationHandler != null,
+            watchFirstRead,
             context.retries(),
             context.protectionIds());
     this.holdChecks = new HoldChecks(context.zk(), lockPaths, this::on, context.description());
-    Watcher firstReadWatch = lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
+    Watcher firstReadWatch = watchFirstRead ? holdChecks.queueWatcher() : null;
     this.clientEvents = context.clientEvents();
     this.enqueuer =
         new Enqueuer(context.zk(), slots, firstReadWatch, clientEvents.localQueues(), this::on);
@@ -118,6 +120,8 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     }
     if (event instanceof StateEvent.Created created && lockPaths.size() == 1) {
       clientEvents.localQueues().note(context.zk().toZk(created.nodes().get(0)), this);
+    } else if (event instanceof StateEvent.QueueRead read && lockPaths.size() == 1) {
+      context.sawQueue(read.children().get(0).size() > 1);
     }
     run(state.on(event));
   }

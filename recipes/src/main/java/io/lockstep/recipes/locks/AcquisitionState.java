@@ -46,6 +46,7 @@ final class AcquisitionState {
   private final String description;
   private final boolean revocable;
   private final boolean appendOnly; // one queue whose new nodes always sort last
+  private final boolean watchFirstRead; // the first read leaves a child watch (single queue)
   private final Retries retries;
   private final Supplier<String> protectionIds;
   private final long startNanos;
@@ -72,7 +73,7 @@ final class AcquisitionState {
   private final Waiting waiting = new Waiting(); // reads and predecessor watch while waiting
 
   @GuardedBy("lock")
-  private boolean grantedAlone; // granted by a read that found our nodes alone in their queues
+  private boolean grantedAlone; // granted by a watching read that found our nodes alone
 
   @GuardedBy("lock")
   private Hold hold; // from the grant on: the hold, which then hears every event
@@ -80,14 +81,20 @@ final class AcquisitionState {
   /**
    * @param description the lock path(s), for messages
    * @param revocable whether a grant first watches our own node (Curator's revocation protocol)
+   * @param watchFirstRead whether the attempt's first read leaves a child watch: worth it when the
+   *     queue is likely empty, since that watch then tells an uncontended holder of its node's
+   *     deletion at no extra request; where a queue is likely, it would only fire at the next
+   *     enqueue, and a grant without it watches our own node instead
    */
   AcquisitionState(
       List<Slot> slots,
       String description,
       boolean revocable,
+      boolean watchFirstRead,
       Retries retries,
       Supplier<String> protectionIds) {
     this.slots = List.copyOf(slots);
+    this.watchFirstRead = watchFirstRead;
     this.description = description;
     this.revocable = revocable;
     this.appendOnly = slots.size() == 1 && slots.get(0).driver().newNodesSortLast();
@@ -212,7 +219,7 @@ final class AcquisitionState {
           return waiting.watch(epoch(), created.localPredecessor(), created.predecessorGranted());
         }
         if (created.readBehind()) {
-          waiting.readBehindCreate(); // the read behind the create leaves the child watch
+          waiting.readBehindCreate(watchFirstRead); // the read behind the create is the first
           return Step.IGNORE;
         }
         return read;
@@ -272,10 +279,10 @@ final class AcquisitionState {
     return firstRead();
   }
 
-  /** The first read of an attempt leaves a child watch on a single queue. */
+  /** Only the first read of an attempt may leave a child watch on a single queue. */
   @GuardedBy("lock")
   private Step firstRead() {
-    return waiting.read(epoch(), true);
+    return waiting.read(epoch(), watchFirstRead);
   }
 
   /** A decision of the enqueuing bookkeeping: its step (with the phase it implies), or failure. */
@@ -303,7 +310,8 @@ final class AcquisitionState {
     }
     boolean watched = waiting.answered();
     if (verdict.holds()) {
-      grantedAlone = read.children().stream().allMatch(names -> names.size() == 1);
+      // Alone, and told of the next enqueue by the read's child watch; without it, never alone.
+      grantedAlone = watched && read.children().stream().allMatch(names -> names.size() == 1);
       if (revocable) {
         return confirm();
       }

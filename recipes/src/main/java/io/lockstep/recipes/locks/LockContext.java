@@ -29,6 +29,7 @@ final class LockContext {
   private final StandardListenerManager<LockObserver> observers =
       StandardListenerManager.standard();
   private final AtomicInteger live = new AtomicInteger(); // acquisitions waiting or holding
+  private volatile boolean queueSeen; // the last read of this lock's queue found other nodes
 
   /**
    * @param description the lock path, or the paths of a multi-lock, for messages and events
@@ -73,6 +74,20 @@ final class LockContext {
   /** The recipe's name, for observers and events. */
   String recipe() {
     return recipe;
+  }
+
+  /**
+   * Whether the next attempt will likely find a queue: the last read of this single-queue lock
+   * found other nodes than ours. Then its first read leaves no child watch, which would only fire
+   * at the next enqueue or dequeue (see {@code AcquisitionState}).
+   */
+  boolean expectsQueue() {
+    return queueSeen;
+  }
+
+  /** A read of this lock's single queue found other nodes than ours, or none. */
+  void sawQueue(boolean others) {
+    queueSeen = others;
   }
 
   /** The observers of this lock object. */

@@ -14,15 +14,15 @@ final class Waiting {
   private boolean watchIsHead; // the watched node is the head of an append-only queue
   private boolean readWatched; // the read in flight leaves a child watch
 
-  /** A read of the queue; only the first of an attempt leaves a child watch. */
-  Step.ReadQueue read(int epoch, boolean first) {
-    readWatched = first;
-    return new Step.ReadQueue(epoch, first);
+  /** A read of the queue; only the first of an attempt may leave a child watch. */
+  Step.ReadQueue read(int epoch, boolean watchQueue) {
+    readWatched = watchQueue;
+    return new Step.ReadQueue(epoch, watchQueue);
   }
 
-  /** A read behind the create was sent: it leaves the child watch. */
-  void readBehindCreate() {
-    readWatched = true;
+  /** The first read was sent behind the create; {@code watched} if it leaves a child watch. */
+  void readBehindCreate(boolean watched) {
+    readWatched = watched;
   }
 
   /** The read was answered: whether it left a child watch. */

@@ -366,6 +366,53 @@ class AcquisitionStateTest {
   }
 
   @Test
+  void whereAQueueIsExpected_theFirstReadLeavesNoChildWatch_andAGrantWatchesOurOwnNode() {
+    AcquisitionState state =
+        new AcquisitionState(
+            List.of(Slot.of(PATH, LockDriver.mutex(), null)), PATH, false, false, retries(), ids());
+    state.start();
+    assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION)))
+        .as("the read after the create's answer")
+        .isEqualTo(new Step.ReadQueue(0, false));
+
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+        .isEqualTo(
+            new Step.Both(
+                new Step.Grant(17, false, false),
+                new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH)));
+    assertThat(state.view().alone())
+        .as("alone, but nothing tells it of the next enqueue: not alone for a cohort")
+        .isFalse();
+  }
+
+  @Test
+  void whereAQueueIsExpected_theReadBehindTheCreateLeavesNoChildWatch() {
+    AcquisitionState state =
+        new AcquisitionState(
+            List.of(Slot.of(PATH, LockDriver.mutex(), null)), PATH, false, false, retries(), ids());
+    state.start();
+    assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false)))
+        .isEqualTo(Step.IGNORE);
+
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+        .isEqualTo(
+            new Step.Both(
+                new Step.Grant(17, false, false),
+                new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH)));
+  }
+
+  @Test
+  void aGrantByTheWatchingFirstRead_isAloneAndNeedsNoOwnNodeWatch() {
+    AcquisitionState state = newState(false);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false));
+
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+        .isEqualTo(new Step.Grant(17, false, false));
+    assertThat(state.view().alone()).isTrue();
+  }
+
+  @Test
   void aConfirmationThatFindsAnotherOwner_requeues() {
     AcquisitionState state = inPhase(Phase.CONFIRMING);
     assertThat(
@@ -450,7 +497,12 @@ class AcquisitionStateTest {
     String ours = "_c_id-1-__WRIT__0000000002";
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, ReadWriteDriver.WRITE, null)), PATH, false, retries(), ids());
+            List.of(Slot.of(PATH, ReadWriteDriver.WRITE, null)),
+            PATH,
+            false,
+            true,
+            retries(),
+            ids());
     state.start();
     state.on(new StateEvent.Created(0, List.of(PATH + "/" + ours), 17, SESSION));
     state.on(new StateEvent.QueueRead(0, List.of(List.of("_c_w-__WRIT__0000000001", ours)), true));
@@ -494,6 +546,7 @@ class AcquisitionStateTest {
                 Slot.of("/a", LockDriver.mutex(), null), Slot.of("/b", LockDriver.mutex(), null)),
             "[/a, /b]",
             false,
+            false,
             retries(),
             ids());
     state.start();
@@ -525,7 +578,8 @@ class AcquisitionStateTest {
           }
         };
     AcquisitionState state =
-        new AcquisitionState(List.of(Slot.of(PATH, confused, null)), PATH, false, retries(), ids());
+        new AcquisitionState(
+            List.of(Slot.of(PATH, confused, null)), PATH, false, true, retries(), ids());
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     Step.End end =
@@ -584,7 +638,7 @@ class AcquisitionStateTest {
 
   private AcquisitionState newState(boolean revocable) {
     return new AcquisitionState(
-        List.of(Slot.of(PATH, LockDriver.mutex(), null)), PATH, revocable, retries(), ids());
+        List.of(Slot.of(PATH, LockDriver.mutex(), null)), PATH, revocable, true, retries(), ids());
   }
 
   private Retries retries() {
