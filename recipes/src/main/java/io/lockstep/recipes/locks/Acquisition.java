@@ -15,10 +15,11 @@ import org.slf4j.LoggerFactory;
  * <p>{@link AcquisitionState} owns the state and decides; this class carries out its steps: it
  * hands creates to the {@link Enqueuer}, reads the queue, arms a {@link PredecessorWatch}, lets
  * {@link HoldChecks} read our own node, the {@link Janitor} clean up and the {@link Notifier} tell
- * listeners and the caller, and passes the client's events ({@link ClientEvents}) to the state.
- * Nothing waits inside: ZooKeeper callbacks and watch events drive it, and {@link #grantedFuture()}
- * completes when the lock is held. {@link BlockingAcquire} parks a caller on that future (never on
- * a monitor), {@link Handles} hands out asynchronous holds.
+ * listeners and the caller, keeps its {@link QueuePlace} among this process's nodes, and passes the
+ * client's events ({@link ClientEvents}) to the state. Nothing waits inside: ZooKeeper callbacks
+ * and watch events drive it, and {@link #grantedFuture()} completes when the lock is held. {@link
+ * BlockingAcquire} parks a caller on that future (never on a monitor), {@link Handles} hands out
+ * asynchronous holds.
  */
 final class Acquisition implements Attempt, ClientEvents.Member {
   /*
@@ -27,11 +28,13 @@ final class Acquisition implements Attempt, ClientEvents.Member {
    * Repeatedly (each arrow is a ZooKeeper callback or watch event feeding AcquisitionState):
    *   create our node(s) (one create, or one multi) -> its stat gives the fencing token and the
    *     owning session; on a lost answer, find our node by its protection id;
-   *   read the children (one getChildren leaving a child watch, or one read-only multi);
+   *   read the children (one getChildren, or one read-only multi; the first read of a single
+   *     queue leaves a child watch if the lock's last read found no queue);
    *   judge (QueueJudge): hold, or watch node X with getData;
    *   X changed -> read again; X was the head of an append-only queue and is gone -> confirm our
    *     node with one getData and hold.
-   * Holding: the child watch fires at the queue's next change, then our own node is watched.
+   * Holding: the child watch fires at the queue's next change, then our own node is watched (at
+   *   once, if the granting read left no child watch).
    * Ending without a grant: the Janitor deletes our nodes, withdraws the watch, sweeps for a
    * create whose outcome is unknown; the blocking caller waits for that within a bound.
    *
@@ -51,6 +54,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   private final Janitor janitor;
   private final Notifier notifier;
   private final ClientEvents clientEvents;
+  private final QueuePlace place;
   private final CompletableFuture<Void> granted = new CompletableFuture<>();
   private final CompletableFuture<Void> decided = new CompletableFuture<>();
   private final Telemetry telemetry;
@@ -62,7 +66,8 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     this.context = context;
     this.revocationHandler = revocationHandler;
     this.lockPaths = Enqueuer.lockPaths(slots);
-    boolean watchFirstRead = lockPaths.size() == 1 && !context.expectsQueue();
+    this.place = new QueuePlace(this, context, lockPaths);
+    boolean watchFirstRead = place.watchFirstRead();
     this.state =
         new AcquisitionState(
             slots,
@@ -93,7 +98,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     }
     Acquisition acquisition = new Acquisition(context, slots, revocationHandler);
     context.attemptStarted();
-    acquisition.activeInQueue(true);
+    acquisition.place.active(true);
     acquisition.telemetry.started();
     if (acquisition.clientEvents.join(acquisition)) {
       acquisition.run(acquisition.state.start());
@@ -118,11 +123,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     if (hook != null && event instanceof StateEvent.QueueChanged) {
       hook.run();
     }
-    if (event instanceof StateEvent.Created created && lockPaths.size() == 1) {
-      clientEvents.localQueues().note(context.zk().toZk(created.nodes().get(0)), this);
-    } else if (event instanceof StateEvent.QueueRead read && lockPaths.size() == 1) {
-      context.sawQueue(read.children().get(0).size() > 1);
-    }
+    place.heard(event);
     run(state.on(event));
   }
 
@@ -163,7 +164,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     } else if (step instanceof Step.Requeue requeue) {
       requeue(requeue);
     } else if (step instanceof Step.Tidy tidy) {
-      forgetNodes(tidy.cleanup().nodes());
+      place.forget(tidy.cleanup().nodes());
       janitor.tidy(tidy.cleanup(), tidy.answersCreate());
     } else if (step instanceof Step.Release release) {
       released(release);
@@ -226,8 +227,8 @@ final class Acquisition implements Attempt, ClientEvents.Member {
 
   private void end(Step.End end) {
     clientEvents.leave(this);
-    activeInQueue(false);
-    forgetNodes(end.cleanup().nodes());
+    place.active(false);
+    place.forget(end.cleanup().nodes());
     context.attemptEnded();
     janitor.ended(end.cleanup());
     decided.complete(null);
@@ -241,7 +242,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   }
 
   private void requeue(Step.Requeue requeue) {
-    forgetNodes(requeue.cleanup().nodes());
+    place.forget(requeue.cleanup().nodes());
     log.info("Lock {}: {}; enqueuing again", context.description(), requeue.reason());
     janitor.requeued(requeue.cleanup());
     context
@@ -251,8 +252,8 @@ final class Acquisition implements Attempt, ClientEvents.Member {
 
   private void released(Step.Release release) {
     clientEvents.leave(this);
-    activeInQueue(false);
-    forgetNodes(release.nodes());
+    place.active(false);
+    place.forget(release.nodes());
     context.attemptEnded();
     if (release.lostReason() != null) {
       log.warn(
@@ -264,24 +265,6 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     telemetry.released(release.token());
     if (context.hasListeners()) {
       notifier.deliverNow(() -> context.tellListeners(LockState.RELEASED, release.token()));
-    }
-  }
-
-  private void forgetNodes(List<String> nodes) {
-    if (lockPaths.size() == 1 && !nodes.isEmpty()) {
-      clientEvents.localQueues().forget(context.zk().toZk(nodes.get(0)), this);
-    }
-  }
-
-  /** This attempt is live in its queue from start to its end or release. */
-  private void activeInQueue(boolean active) {
-    if (lockPaths.size() == 1) {
-      String queue = context.zk().toZk(lockPaths.get(0));
-      if (active) {
-        clientEvents.localQueues().started(queue);
-      } else {
-        clientEvents.localQueues().ended(queue);
-      }
     }
   }
 
