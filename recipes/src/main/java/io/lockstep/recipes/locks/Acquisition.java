@@ -144,7 +144,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
       readQueue(read.epoch(), read.watchQueue());
     } else if (step instanceof Step.Watch watch) {
       decided.complete(null);
-      PredecessorWatch.arm(context.zk(), state, this::on, watch, clientEvents);
+      PredecessorWatch.arm(context.zk(), context.scheduler(), state, this::on, watch, clientEvents);
     } else if (step instanceof Step.ReadOwnNode read) {
       holdChecks.readOwnNode(read);
     } else if (step instanceof Step.Verify verify) {

@@ -17,8 +17,11 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
 final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private static final int ANSWERED = 1;
   private static final int WITHDRAWN = 2;
+  private static final long FIRST_REMOVAL_RETRY_MILLIS = 100;
+  private static final long MAX_REMOVAL_RETRY_MILLIS = 2_000;
 
   private final ZkRequests zk;
+  private final Scheduler scheduler;
   private final Consumer<StateEvent> events;
   private final int epoch;
   private final int generation;
@@ -30,8 +33,13 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private volatile boolean removeWhenAnswered; // set before WITHDRAWN
 
   private PredecessorWatch(
-      ZkRequests zk, Consumer<StateEvent> events, Step.Watch step, ClientEvents clientEvents) {
+      ZkRequests zk,
+      Scheduler scheduler,
+      Consumer<StateEvent> events,
+      Step.Watch step,
+      ClientEvents clientEvents) {
     this.zk = zk;
+    this.scheduler = scheduler;
     this.events = events;
     this.epoch = step.epoch();
     this.generation = step.generation();
@@ -43,11 +51,12 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   /** Arms the watch the step asks for, unless the attempt moved on meanwhile. */
   static void arm(
       ZkRequests zk,
+      Scheduler scheduler,
       AcquisitionState state,
       Consumer<StateEvent> events,
       Step.Watch step,
       ClientEvents clientEvents) {
-    PredecessorWatch watch = new PredecessorWatch(zk, events, step, clientEvents);
+    PredecessorWatch watch = new PredecessorWatch(zk, scheduler, events, step, clientEvents);
     WatchRegistry.arm(watch.key);
     if (!state.watchArmed(step.epoch(), step.generation(), watch)) {
       watch.end();
@@ -62,7 +71,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
         (data, failure) -> {
           if (failure == null) {
             if ((progress.getAndUpdate(p -> p | ANSWERED) & WITHDRAWN) != 0 && removeWhenAnswered) {
-              zk.removeDataWatches(path, key.sessionId()); // withdrawn before it was armed
+              removeFromServer(FIRST_REMOVAL_RETRY_MILLIS); // withdrawn before it was armed
             }
             return; // armed: the event brings us back
           }
@@ -107,8 +116,28 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     }
     removeWhenAnswered = true;
     if ((progress.getAndUpdate(p -> p | WITHDRAWN) & ANSWERED) != 0) {
-      zk.removeDataWatches(path, key.sessionId());
+      removeFromServer(FIRST_REMOVAL_RETRY_MILLIS);
     }
+  }
+
+  /**
+   * Removes the watch from the server, again after a delay while the connection fails: the client
+   * keeps the watch and sets it again when it reconnects in the same session. Stops as soon as
+   * another waiter of the session watches the path again (it then owns the watch), or the session
+   * or client is gone (and the watch with it).
+   */
+  private void removeFromServer(long retryMillis) {
+    if (WatchRegistry.isArmed(key)) {
+      return;
+    }
+    Callbacks.when(
+        zk.removeDataWatches(path, key.sessionId()),
+        (settled, failure) -> {
+          if (failure == null && !settled) {
+            long next = Math.min(retryMillis * 2, MAX_REMOVAL_RETRY_MILLIS);
+            scheduler.schedule(retryMillis, () -> removeFromServer(next));
+          }
+        });
   }
 
   @Override

@@ -23,6 +23,11 @@ final class WatchRegistry {
     armed.merge(key, 1, Integer::sum);
   }
 
+  /** Whether a watch of the engine is armed on this session and path. */
+  static boolean isArmed(Key key) {
+    return armed.containsKey(key);
+  }
+
   /**
    * Records that one watch ended (fired or withdrawn).
    *

@@ -247,26 +247,41 @@ final class ZkRequests {
   }
 
   /**
-   * Removes this session's data watch on {@code path} from the server. ZooKeeper can only remove a
-   * path's watches all together, so the caller makes sure none of the engine's other waiters in the
-   * session still need it; any other watcher loses its watch and is told so with a {@code
-   * DataWatchRemoved} event (Curator's and Lockstep's waiters then re-read and watch again).
+   * Asks the server to remove this session's data watches on {@code path}: all of them, as
+   * ZooKeeper can only remove a path's watches together, so the caller makes sure none of the
+   * engine's other waiters in the session still needs one (any other watcher is told with a {@code
+   * DataWatchRemoved} event, and Curator's and Lockstep's waiters then read again).
+   *
+   * <p>Never a local-only removal: ZooKeeper's client (3.9) reports a local removal that fails with
+   * connection loss as a watch event in the Disconnected state, and its event thread then drops the
+   * real Disconnected event as a repeat, so Curator never goes SUSPENDED and no hold hears AT_RISK.
+   *
+   * @return completes with true once nothing more is to be done (removed, no watch, or the session
+   *     or client is gone), or false if the connection failed and the watch may still be there
    */
-  void removeDataWatches(String path, long sessionId) {
+  CompletableFuture<Boolean> removeDataWatches(String path, long sessionId) {
+    CompletableFuture<Boolean> result = new CompletableFuture<>();
     try {
       ZooKeeper zk = handle();
       if (zk.getSessionId() != sessionId) {
-        return; // the watch died with its session
+        result.complete(true); // the watch died with its session
+        return result;
       }
       zk.removeAllWatches(
           toZk(path),
           Watcher.WatcherType.Data,
-          true,
-          (rc, p, ctx) -> log.trace("Removed watches on {}: {}", path, Code.get(rc)),
+          false,
+          (rc, p, ctx) -> {
+            log.trace("Removed watches on {}: {}", path, Code.get(rc));
+            result.complete(
+                rc != Code.CONNECTIONLOSS.intValue() && rc != Code.OPERATIONTIMEOUT.intValue());
+          },
           null);
     } catch (KeeperException | RuntimeException e) {
       log.debug("Could not remove watches on {}: {}", path, e.toString());
+      result.complete(true); // no usable handle: the client is closed
     }
+    return result;
   }
 
   /** A check operation per node, for the caller's own transaction. */
