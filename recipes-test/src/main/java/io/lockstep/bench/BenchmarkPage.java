@@ -26,6 +26,7 @@ final class BenchmarkPage {
     HANDOFF,
     WAITERS,
     CONTENTION,
+    COHORT,
     WATCHES,
     MIXES,
     MULTI_CONTENTION,
@@ -121,6 +122,7 @@ final class BenchmarkPage {
     blocks.put(Block.HANDOFF, orNotRun(sections.handoff()));
     blocks.put(Block.WAITERS, orNotRun(waiting.waiters()));
     blocks.put(Block.CONTENTION, orNotRun(sections.contention()));
+    blocks.put(Block.COHORT, orNotRun(new CohortTables(results).cohort()));
     blocks.put(Block.WATCHES, orNotRun(waiting.watches()));
     blocks.put(Block.MIXES, orNotRun(sections.mixes()));
     blocks.put(Block.MULTI_CONTENTION, orNotRun(sections.multiContention()));

@@ -28,8 +28,10 @@ import org.apache.curator.test.TestingServer;
  * HandoffScenario}); {@code waiters}: 1,000 and 10,000 waiters on one client ({@link
  * WaitersScenario}); {@code contention}: T threads on one mutex ({@link ContentionScenario}, one
  * series per {@link Contender}); {@code watches}: watch events per acquisition ({@link
- * WatchScenario}); {@code rw}: read-heavy mixes ({@link ReadWriteMixScenario}); {@code
- * multicontention}: multi-locks on overlapping path sets ({@link MultiLockContentionScenario}).
+ * WatchScenario}); {@code cohort}: local handoff against Curator at T = 8 on one client, rates and
+ * the fairness to another process, at 0 and 1 ms added round trip ({@link CohortRuns}); {@code rw}:
+ * read-heavy mixes ({@link ReadWriteMixScenario}); {@code multicontention}: multi-locks on
+ * overlapping path sets ({@link MultiLockContentionScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -64,6 +66,7 @@ public final class BenchmarkSuite {
     WAITERS("waiters"),
     CONTENTION("contention"),
     WATCHES("watches"),
+    COHORT("cohort"),
     RW("rw"),
     MULTI_CONTENTION("multicontention");
 
@@ -206,6 +209,9 @@ public final class BenchmarkSuite {
       }
       if (sections.contains(Section.WATCHES)) {
         runs.watches();
+      }
+      if (sections.contains(Section.COHORT)) {
+        CohortRuns.run(probe, connect, settings, results);
       }
       if (sections.contains(Section.RW)) {
         runs.mixes();

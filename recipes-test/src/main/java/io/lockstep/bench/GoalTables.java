@@ -306,6 +306,7 @@ final class GoalTables {
     if (verdicts.multi() != null) {
       speedUps.add(verdicts.multi());
     }
+    speedUps.addAll(verdicts.cohort());
     return speedUps;
   }
 

@@ -37,6 +37,10 @@ final class GoalVerdicts {
    */
   static final double WAITERS_GROWTH_PER_WAITER = 1.2;
 
+  /** Local handoff's speed-up over Curator aimed at, per added round trip (issue 13). */
+  static final Map<Duration, Double> COHORT_GOALS =
+      Map.of(Duration.ZERO, 5.0, Duration.ofMillis(1), 10.0);
+
   /** The handoff rows up to this queue length must be at least as fast as Curator's. */
   static final int HANDOFF_SPEED_MAX_WAITERS = 500;
 
@@ -106,16 +110,20 @@ final class GoalVerdicts {
       double curatorBytes,
       double error,
       double curatorError) {
-    static final Evidence NONE =
-        new Evidence(
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN);
+    static final Evidence NONE = requests(Double.NaN, Double.NaN);
+
+    /** Requests only, as a load point counts them. */
+    static Evidence requests(double requests, double curatorRequests) {
+      return new Evidence(
+          requests,
+          curatorRequests,
+          Double.NaN,
+          Double.NaN,
+          Double.NaN,
+          Double.NaN,
+          Double.NaN,
+          Double.NaN);
+    }
   }
 
   /** One row of the throughput goal: ours divided by Curator's (higher is better). */
@@ -219,6 +227,7 @@ final class GoalVerdicts {
    *
    * @param zeroDelay the uncontended rows straight to the server and through the proxy at 0 ms
    * @param handoffSpeed the handoff rows up to {@link #HANDOFF_SPEED_MAX_WAITERS}
+   * @param cohort local handoff against Curator, one goal per round trip measured
    */
   record Verdicts(
       RequestCount requests,
@@ -231,7 +240,8 @@ final class GoalVerdicts {
       List<Row> handoffSpeed,
       WaitersGrowth waiters,
       WatchGoal watches,
-      List<RecordingRow> recording) {}
+      List<RecordingRow> recording,
+      List<SpeedUp> cohort) {}
 
   private GoalVerdicts() {}
 
@@ -257,7 +267,8 @@ final class GoalVerdicts {
         ServiceGoals.handoffSpeed(results),
         ServiceGoals.waiters(results),
         ServiceGoals.watches(results),
-        ServiceGoals.recording(results));
+        ServiceGoals.recording(results),
+        ServiceGoals.cohort(results));
   }
 
   private static RequestCount requests(SuiteResults results) {

@@ -107,7 +107,7 @@ final class SectionRuns {
   void contention() throws Exception {
     for (ClientMode mode : ClientMode.values()) {
       for (int threads : settings.threadCounts()) {
-        for (Contender contender : Contender.values()) {
+        for (Contender contender : Contender.in(mode)) {
           LoadResult result =
               ContentionScenario.run(probe, connect, settings, contender, mode, threads);
           results.contention(mode, contender, result);
@@ -178,7 +178,7 @@ final class SectionRuns {
   /** Watch events per acquisition, every contender, both client modes. */
   void watches() throws Exception {
     for (ClientMode mode : List.of(ClientMode.OWN, ClientMode.SHARED)) {
-      for (Contender contender : Contender.values()) {
+      for (Contender contender : Contender.in(mode)) {
         WatchScenario.Result result =
             WatchScenario.run(
                 probe,

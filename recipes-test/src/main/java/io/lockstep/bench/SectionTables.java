@@ -7,7 +7,6 @@ import static io.lockstep.bench.Figures.number;
 import io.lockstep.bench.ContentionScenario.ClientMode;
 import io.lockstep.testing.Library;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -140,12 +139,22 @@ final class SectionTables {
       if (!results.contention.containsKey(mode)) {
         continue;
       }
-      MarkdownTable table = contentionTable();
+      MarkdownTable table = contentionTable(mode);
       for (int threads : settings.threadCounts()) {
         contentionRow(table, mode, threads);
       }
       block.append("**").append(Figures.capitalised(mode.label())).append("**\n\n");
       block.append(table.render()).append('\n');
+      List<Contender> left = new ArrayList<>(List.of(Contender.values()));
+      left.removeAll(Contender.in(mode));
+      if (!left.isEmpty()) {
+        block
+            .append("*Not run with ")
+            .append(mode.label())
+            .append(": ")
+            .append(left.stream().map(Contender::label).collect(Collectors.joining(", ")))
+            .append(" (each thread is a process of its own, so it would be plain Lockstep).*\n\n");
+      }
     }
     if (block.length() == 0) {
       return "";
@@ -154,23 +163,24 @@ final class SectionTables {
         + "![Acquisitions per second and acquire latency against threads](bench-contention.png)\n";
   }
 
-  /** A column of rates and of latencies per {@link Contender}, a ratio per challenger. */
-  private static MarkdownTable contentionTable() {
+  /**
+   * A column of rates and of latencies per {@link Contender} run in {@code mode}, a ratio per
+   * challenger.
+   */
+  private static MarkdownTable contentionTable(ClientMode mode) {
     List<String> header = new ArrayList<>(List.of("T"));
-    for (Contender contender : Contender.values()) {
+    for (Contender contender : Contender.in(mode)) {
       header.add(contender.label() + " acquisitions/s");
     }
-    for (Contender challenger : Contender.challengers()) {
+    for (Contender challenger : Contender.challengers(mode)) {
       header.add(challenger.label() + " ÷ Curator");
     }
-    for (Contender contender : Contender.values()) {
+    for (Contender contender : Contender.in(mode)) {
       header.add(contender.label() + " p50 / p99 / p999 (ms)");
     }
     header.add(
         "requests per acquisition, "
-            + Arrays.stream(Contender.values())
-                .map(Contender::label)
-                .collect(Collectors.joining(" / ")));
+            + Contender.in(mode).stream().map(Contender::label).collect(Collectors.joining(" / ")));
     MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
     table.alignRight(IntStream.range(1, header.size()).toArray());
     return table;
@@ -179,7 +189,7 @@ final class SectionTables {
   private void contentionRow(MarkdownTable table, ClientMode mode, int threads) {
     LoadResult curator = results.contention(mode, Contender.CURATOR, threads);
     List<LoadResult> points = new ArrayList<>();
-    for (Contender contender : Contender.values()) {
+    for (Contender contender : Contender.in(mode)) {
       points.add(results.contention(mode, contender, threads));
     }
     if (curator == null || points.stream().skip(1).allMatch(p -> p == null)) {

@@ -4,6 +4,7 @@ import io.lockstep.bench.GoalVerdicts.LinkSpeedUp;
 import io.lockstep.bench.GoalVerdicts.Reason;
 import io.lockstep.bench.GoalVerdicts.RecordingRow;
 import io.lockstep.bench.GoalVerdicts.Row;
+import io.lockstep.bench.GoalVerdicts.SpeedUp;
 import io.lockstep.bench.GoalVerdicts.WaitersGrowth;
 import io.lockstep.bench.GoalVerdicts.WatchGoal;
 import io.lockstep.testing.Library;
@@ -30,6 +31,39 @@ final class ServiceGoals {
     List<Row> rows = new ArrayList<>(ThroughputRows.uncontended(results));
     rows.addAll(ThroughputRows.slowLink(results, Duration.ZERO));
     return rows;
+  }
+
+  /**
+   * Local handoff against Curator, {@link CohortScenario#THREADS} threads on one client: at least
+   * the speed-up {@link GoalVerdicts#COHORT_GOALS} sets for each round trip measured.
+   */
+  static List<SpeedUp> cohort(SuiteResults results) {
+    List<SpeedUp> goals = new ArrayList<>();
+    for (Duration trip : results.cohortRoundTrips()) {
+      Double target = GoalVerdicts.COHORT_GOALS.get(trip);
+      LoadResult curator = results.cohortRate(trip, Contender.CURATOR);
+      LoadResult ours = results.cohortRate(trip, Contender.LOCKSTEP_LOCAL_HANDOFF);
+      if (target == null || curator == null || ours == null) {
+        continue;
+      }
+      double requests = ours.requestsPerAcquisition();
+      double curatorRequests = curator.requestsPerAcquisition();
+      GoalVerdicts.Evidence evidence = GoalVerdicts.Evidence.requests(requests, curatorRequests);
+      goals.add(
+          new SpeedUp(
+              "mutex, "
+                  + CohortScenario.THREADS
+                  + " threads on one client, at "
+                  + SlowLinkRuns.label(trip)
+                  + " added round trip (Lockstep with local handoff)",
+              target,
+              ours.perSecond() / curator.perSecond(),
+              requests > curatorRequests * GoalVerdicts.TRAFFIC_MARGIN
+                  ? Reason.MORE_TRAFFIC
+                  : Reason.SINGLE_LOAD_POINT,
+              evidence));
+    }
+    return goals;
   }
 
   /** The handoff rows up to {@link GoalVerdicts#HANDOFF_SPEED_MAX_WAITERS}. */

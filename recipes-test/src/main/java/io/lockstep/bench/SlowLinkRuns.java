@@ -31,10 +31,7 @@ final class SlowLinkRuns {
   static void run(String connect, SuiteSettings settings, SuiteResults results) throws Exception {
     results.directRoundTripMillis = roundTripMillis(connect);
     log(String.format(Locale.ROOT, "round trip, straight: %.3f ms", results.directRoundTripMillis));
-    int colon = connect.lastIndexOf(':');
-    try (TcpProxy proxy =
-        TcpProxy.start(
-            connect.substring(0, colon), Integer.parseInt(connect.substring(colon + 1)))) {
+    try (TcpProxy proxy = startProxy(connect)) {
       for (Duration roundTrip : settings.roundTrips()) {
         proxy.setLatency(roundTrip.dividedBy(2));
         double measured = roundTripMillis(proxy.connectString());
@@ -64,6 +61,13 @@ final class SlowLinkRuns {
         }
       }
     }
+  }
+
+  /** A proxy in front of the server at {@code connect}, with no latency yet. */
+  static TcpProxy startProxy(String connect) {
+    int colon = connect.lastIndexOf(':');
+    return TcpProxy.start(
+        connect.substring(0, colon), Integer.parseInt(connect.substring(colon + 1)));
   }
 
   /** "0 ms", "1 ms", "0.5 ms". */

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /** Everything one run of the suite measured, filled section by section on the suite's thread. */
 final class SuiteResults {
@@ -90,6 +91,18 @@ final class SuiteResults {
   /** The same, straight to the server without the proxy; NaN if not measured. */
   double directRoundTripMillis = Double.NaN;
 
+  /**
+   * A contention point of the cohort section: {@link CohortScenario#THREADS} threads on one shared
+   * client, through the proxy.
+   *
+   * @param roundTrip the round trip the proxy added
+   * @param contender whose mutex
+   * @param result the point
+   */
+  record CohortPoint(Duration roundTrip, Contender contender, LoadResult result) {}
+
+  final List<CohortPoint> cohortRates = new ArrayList<>();
+  final List<CohortScenario.Fairness> fairness = new ArrayList<>();
   final List<RecordingPoint> recording = new ArrayList<>();
   final Map<Row, RecordingCount> recordingCounts = new LinkedHashMap<>();
   final List<WaitersScenario.Result> waiters = new ArrayList<>();
@@ -153,6 +166,33 @@ final class SuiteResults {
   List<Row> slowLinkRows() {
     return UNCONTENDED_ROWS.stream()
         .filter(row -> slowLink.stream().anyMatch(p -> p.row().equals(row)))
+        .toList();
+  }
+
+  /** The cohort section's point of {@code contender} at {@code roundTrip}, or null. */
+  LoadResult cohortRate(Duration roundTrip, Contender contender) {
+    return cohortRates.stream()
+        .filter(p -> p.roundTrip().equals(roundTrip) && p.contender() == contender)
+        .map(CohortPoint::result)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The fairness run of {@code contender} at {@code roundTrip}, or null. */
+  CohortScenario.Fairness fairness(Duration roundTrip, Contender contender) {
+    return fairness.stream()
+        .filter(f -> f.roundTrip().equals(roundTrip) && f.contender() == contender)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The round trips the cohort section measured at, rates or fairness, in increasing order. */
+  List<Duration> cohortRoundTrips() {
+    return Stream.concat(
+            cohortRates.stream().map(CohortPoint::roundTrip),
+            fairness.stream().map(CohortScenario.Fairness::roundTrip))
+        .distinct()
+        .sorted()
         .toList();
   }
 

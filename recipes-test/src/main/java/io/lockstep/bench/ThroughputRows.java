@@ -26,7 +26,7 @@ final class ThroughputRows {
     }
     rows.addAll(handoff(results, Integer.MAX_VALUE));
     for (ClientMode mode : ClientMode.values()) {
-      for (Contender challenger : Contender.challengers()) {
+      for (Contender challenger : Contender.challengers(mode)) {
         for (LoadResult curator : results.contention(mode, Contender.CURATOR)) {
           LoadResult ours = results.contention(mode, challenger, curator.threads());
           if (ours != null) {
@@ -211,15 +211,7 @@ final class ThroughputRows {
         ours.requestsPerAcquisition()
             > curator.requestsPerAcquisition() * GoalVerdicts.TRAFFIC_MARGIN;
     Evidence evidence =
-        new Evidence(
-            ours.requestsPerAcquisition(),
-            curator.requestsPerAcquisition(),
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN,
-            Double.NaN);
+        Evidence.requests(ours.requestsPerAcquisition(), curator.requestsPerAcquisition());
     return new Row(
         name,
         ours.perSecond() / curator.perSecond(),

@@ -6,6 +6,7 @@ import static io.lockstep.bench.Figures.number;
 import io.lockstep.bench.ContentionScenario.ClientMode;
 import io.lockstep.testing.Library;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -87,22 +88,27 @@ final class WaiterTables {
   }
 
   String watches() {
+    // a column per series the run measured (local handoff only runs with a shared client)
+    List<Contender> measured =
+        Arrays.stream(Contender.values())
+            .filter(
+                c ->
+                    Arrays.stream(ClientMode.values()).anyMatch(m -> results.watches(m, c) != null))
+            .toList();
     List<String> header = new ArrayList<>(List.of("threads"));
-    for (Contender contender : Contender.values()) {
+    for (Contender contender : measured) {
       header.add(contender.label() + " watch events per acquisition (deleted / child / changed)");
     }
     header.add(
         "requests per acquisition, "
-            + List.of(Contender.values()).stream()
-                .map(Contender::label)
-                .collect(Collectors.joining(" / ")));
+            + measured.stream().map(Contender::label).collect(Collectors.joining(" / ")));
     MarkdownTable table = new MarkdownTable(header.toArray(String[]::new));
     for (int i = 1; i < header.size(); i++) {
       table.alignRight(i);
     }
     for (ClientMode mode : List.of(ClientMode.OWN, ClientMode.SHARED)) {
       List<WatchScenario.Result> row = new ArrayList<>();
-      for (Contender contender : Contender.values()) {
+      for (Contender contender : measured) {
         row.add(results.watches(mode, contender));
       }
       if (row.stream().allMatch(r -> r == null)) {

@@ -8,6 +8,7 @@ import io.lockstep.bench.GoalVerdicts.Reason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -131,6 +132,30 @@ class BenchmarkPageTest {
         .contains(
             "| Watch events per acquisition, 8 clients on one lock: at most Curator's | 0.80"
                 + " against 0.90 | met |");
+  }
+
+  @Test
+  void theCohortSection_rendersRatesAndFairness_andJudgesLocalHandoffPerRoundTrip() {
+    SuiteResults results = SuiteFixtures.everyGoalMet();
+    var blocks = SuiteFixtures.page(results).blocks();
+
+    assertThat(blocks.get(Block.COHORT))
+        .contains("| 0 ms | Curator | 1,000 | 1.00× | 2.00 / 2.00 / 2.00 | 3.00 |")
+        .contains("| 1 ms | Lockstep, local handoff | 2,400 | 12.00× | 2.00 / 2.00 / 2.00 | 0.40 |")
+        .contains("| 0 ms | Lockstep, local handoff | 1 of 901 (0.001) | 8 (8) | 3.00 (3.00) |");
+    assertThat(blocks.get(Block.GOALS))
+        .contains(
+            "| At least 5× Curator's mutex, 8 threads on one client, at 0 ms added round trip"
+                + " (Lockstep with local handoff) | 6.00× | met |")
+        .contains("at 1 ms added round trip (Lockstep with local handoff) | 12.00× | met |");
+
+    SuiteResults slow = new SuiteResults();
+    SuiteFixtures.cohort(slow, Duration.ofMillis(1), 200, 1_000);
+    assertThat(SuiteFixtures.page(slow).blocks().get(Block.MISSED))
+        .contains(
+            "| 10×, mutex, 8 threads on one client, at 1 ms added round trip (Lockstep with local"
+                + " handoff) | 5.00× | requests 0.40 / 3.00 |"
+                + " [single load point](#single-load-point) |");
   }
 
   @Test

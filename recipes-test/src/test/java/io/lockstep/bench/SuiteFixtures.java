@@ -171,6 +171,40 @@ final class SuiteFixtures {
       results.watches.add(watches(Contender.CURATOR, mode, 0.9, 0, 0));
       results.watches.add(watches(Contender.LOCKSTEP, mode, 0.8, 0, 0));
     }
+    cohort(results, Duration.ZERO, 1_000, 6_000);
+    cohort(results, Duration.ofMillis(1), 200, 2_400);
     return results;
+  }
+
+  /**
+   * The cohort section at {@code roundTrip}: Curator's, plain Lockstep's and local handoff's rates,
+   * and a fairness run of local handoff whose outsider waited 8 holds at most.
+   */
+  static void cohort(SuiteResults results, Duration roundTrip, double curator, double handoff) {
+    int threads = CohortScenario.THREADS;
+    results.cohortRates.add(
+        new SuiteResults.CohortPoint(
+            roundTrip, Contender.CURATOR, load(Library.CURATOR, threads, curator, 3)));
+    results.cohortRates.add(
+        new SuiteResults.CohortPoint(
+            roundTrip, Contender.LOCKSTEP, load(Library.LOCKSTEP, threads, curator * 1.1, 3)));
+    results.cohortRates.add(
+        new SuiteResults.CohortPoint(
+            roundTrip,
+            Contender.LOCKSTEP_LOCAL_HANDOFF,
+            load(Library.LOCKSTEP, threads, handoff, 0.4)));
+    Histogram holds = new Histogram(3);
+    holds.recordValue(8);
+    results.fairness.add(
+        new CohortScenario.Fairness(
+            roundTrip,
+            Contender.LOCKSTEP_LOCAL_HANDOFF,
+            threads,
+            10,
+            900,
+            histogram(3_000_000),
+            holds,
+            0,
+            0));
   }
 }

@@ -58,6 +58,9 @@ final class Cohort {
   @GuardedBy("lock")
   private boolean othersMayWait; // another participant may wait behind the place
 
+  @GuardedBy("lock")
+  private boolean changeHeardWhileTaking; // the queue changed before the grant reached us
+
   Cohort(CuratorFramework client, String path, Slot slot) {
     this.placeContext = new LockContext(client, path, "cohort");
     this.slot = slot;
@@ -177,6 +180,7 @@ final class Cohort {
 
   @GuardedBy("lock")
   private void takePlace() {
+    changeHeardWhileTaking = false;
     Acquisition taking = Acquisition.start(placeContext, List.of(slot), null);
     place = taking;
     taking.onQueueChanged(this::queueChanged);
@@ -211,7 +215,9 @@ final class Cohort {
       } else {
         placeHeld = true;
         inARow = 0;
-        othersMayWait = !taking.view().alone();
+        // the grant reaches us through the notifier, so the granting read's child watch may
+        // already have fired: a change heard meanwhile counts as much as one heard later
+        othersMayWait = changeHeardWhileTaking || !taking.view().alone();
         first = waiting.poll();
         if (first == null) {
           place = null; // everyone gave up meanwhile
@@ -247,6 +253,7 @@ final class Cohort {
     lock.lock();
     try {
       othersMayWait = true;
+      changeHeardWhileTaking = true;
     } finally {
       lock.unlock();
     }

@@ -1,8 +1,10 @@
 package io.lockstep.recipes.locks;
 
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.curator.RetryPolicy;
@@ -44,6 +46,45 @@ final class Retries {
             .get()
             .allowRetry(retryCount, elapsedMillis, (time, unit) -> sleep[0] = unit.toMillis(time));
     return allowed ? OptionalLong.of(sleep[0]) : OptionalLong.empty();
+  }
+
+  /**
+   * Runs {@code attempt}, again after the policy's delay while it fails in a retryable way and
+   * {@code live} holds (the client is not closed).
+   */
+  <T> CompletableFuture<T> retrying(
+      Supplier<CompletableFuture<T>> attempt, Scheduler scheduler, BooleanSupplier live) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    retry(attempt, scheduler, live, result, 0, now());
+    return result;
+  }
+
+  private <T> void retry(
+      Supplier<CompletableFuture<T>> attempt,
+      Scheduler scheduler,
+      BooleanSupplier live,
+      CompletableFuture<T> result,
+      int retryCount,
+      long startNanos) {
+    Callbacks.when(
+        attempt.get(),
+        (value, failure) -> {
+          if (failure == null) {
+            result.complete(value);
+            return;
+          }
+          OptionalLong delay =
+              isRetryable(failure) && live.getAsBoolean()
+                  ? delayMillis(retryCount, startNanos)
+                  : OptionalLong.empty();
+          if (delay.isPresent()) {
+            scheduler.schedule(
+                delay.getAsLong(),
+                () -> retry(attempt, scheduler, live, result, retryCount + 1, startNanos));
+          } else {
+            result.completeExceptionally(failure);
+          }
+        });
   }
 
   /** Whether the retry policy retries this kind of failure (connection loss and the like). */

@@ -3,7 +3,6 @@ package io.lockstep.recipes.locks;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -298,35 +297,8 @@ final class ZkRequests {
   }
 
   /** Runs {@code attempt}, again after the policy's delay while it fails in a retryable way. */
-  <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    retry(attempt, result, 0, retries.now());
-    return result;
-  }
-
-  private <T> void retry(
-      Supplier<CompletableFuture<T>> attempt,
-      CompletableFuture<T> result,
-      int retryCount,
-      long startNanos) {
-    Callbacks.when(
-        attempt.get(),
-        (value, failure) -> {
-          if (failure == null) {
-            result.complete(value);
-            return;
-          }
-          OptionalLong delay =
-              retries.isRetryable(failure) && isStarted()
-                  ? retries.delayMillis(retryCount, startNanos)
-                  : OptionalLong.empty();
-          if (delay.isPresent()) {
-            scheduler.schedule(
-                delay.getAsLong(), () -> retry(attempt, result, retryCount + 1, startNanos));
-          } else {
-            result.completeExceptionally(failure);
-          }
-        });
+  private <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt) {
+    return retries.retrying(attempt, scheduler, this::isStarted);
   }
 
   /** Whether the client is started (not yet closed). */
