@@ -127,8 +127,10 @@ final class ServiceGoals {
     if (curator == null || ours == null) {
       return null;
     }
+    // child events explain the miss only if they make up at least half of what ours fires more
+    double excess = ours.watchesPerAcquisition() - curator.watchesPerAcquisition();
     Reason reason =
-        ours.traffic().childWatchesFired() > 0 ? Reason.CHILD_WATCHES : Reason.HOLDER_WATCH;
+        ours.childPerAcquisition() >= excess / 2 ? Reason.CHILD_WATCHES : Reason.HOLDER_WATCH;
     return new WatchGoal(curator, ours, reason);
   }
 

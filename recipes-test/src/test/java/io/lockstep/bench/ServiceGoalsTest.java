@@ -147,12 +147,15 @@ class ServiceGoalsTest {
   }
 
   @Test
-  void moreWatchEventsThanCurator_areChildWatchesIfAnyFired_elseTheHolderWatch() {
+  void moreWatchEventsThanCurator_areChildWatchesIfTheyMakeUpHalfTheExcess_elseTheHolderWatch() {
     assertThat(watchGoal(0.9, 0.0).met()).isTrue();
     GoalVerdicts.WatchGoal holder = watchGoal(1.6, 0.0);
     assertThat(holder.met()).isFalse();
     assertThat(holder.reason()).isEqualTo(Reason.HOLDER_WATCH);
     assertThat(watchGoal(1.0, 0.5).reason()).isEqualTo(Reason.CHILD_WATCHES);
+    assertThat(watchGoal(1.8, 0.002).reason())
+        .as("a few child events do not explain 0.8 more per acquisition")
+        .isEqualTo(Reason.HOLDER_WATCH);
   }
 
   private static GoalVerdicts.WatchGoal watchGoal(double deleted, double children) {
