@@ -112,6 +112,23 @@ final class GoalVerdicts {
       double curatorError) {
     static final Evidence NONE = requests(Double.NaN, Double.NaN);
 
+    /** A counted cycle of each library, with the JMH scores' errors. */
+    static Evidence of(
+        CycleCost ours,
+        CycleCost curator,
+        SuiteResults.Score oursScore,
+        SuiteResults.Score curatorScore) {
+      return new Evidence(
+          ours.requestsPerCycle(),
+          curator.requestsPerCycle(),
+          ours.writesPerCycle(),
+          curator.writesPerCycle(),
+          ours.responseBytesPerCycle(),
+          curator.responseBytesPerCycle(),
+          oursScore.error(),
+          curatorScore.error());
+    }
+
     /** Requests only, as a load point counts them. */
     static Evidence requests(double requests, double curatorRequests) {
       return new Evidence(
@@ -300,16 +317,7 @@ final class GoalVerdicts {
     if (costs != null && costs.size() == 2) {
       CycleCost curator = costs.get(Library.CURATOR);
       CycleCost ours = costs.get(Library.LOCKSTEP);
-      evidence =
-          new Evidence(
-              ours.requestsPerCycle(),
-              curator.requestsPerCycle(),
-              ours.writesPerCycle(),
-              curator.writesPerCycle(),
-              ours.responseBytesPerCycle(),
-              curator.responseBytesPerCycle(),
-              oursScore.error(),
-              curatorScore.error());
+      evidence = Evidence.of(ours, curator, oursScore, curatorScore);
       reason = Reason.WRITES_BOUND;
     }
     return new SpeedUp(

@@ -153,16 +153,7 @@ final class ThroughputRows {
     }
     CycleCost curator = costs.get(Library.CURATOR);
     CycleCost ours = costs.get(Library.LOCKSTEP);
-    Evidence evidence =
-        new Evidence(
-            ours.requestsPerCycle(),
-            curator.requestsPerCycle(),
-            ours.writesPerCycle(),
-            curator.writesPerCycle(),
-            ours.responseBytesPerCycle(),
-            curator.responseBytesPerCycle(),
-            oursScore.error(),
-            curatorScore.error());
+    Evidence evidence = Evidence.of(ours, curator, oursScore, curatorScore);
     Reason reason;
     if (ours.requests() > curator.requests() || ours.writes() > curator.writes()) {
       reason = Reason.MORE_TRAFFIC;

@@ -47,23 +47,12 @@ class PartitionTest {
 
   @Test
   void silentlyPartitionedHolder_isToldAtRiskBeforeTheLockPassesOn_thenLost() throws Exception {
-    CuratorFramework holderClient =
-        zk.newClient(
-            b ->
-                b.connectString(proxy.connectString())
-                    .sessionTimeoutMs(4_000)
-                    .retryPolicy(new RetryNTimes(3, 100)));
+    CuratorFramework holderClient = throughProxy(4_000);
     ReentrantMutex holder = new ReentrantMutex(holderClient, zk.path("lock"));
     ReentrantMutex waiter = new ReentrantMutex(zk.newClient(), zk.path("lock"));
     Map<LockState, Long> firstSeen = new ConcurrentHashMap<>();
     List<LockState> states = new CopyOnWriteArrayList<>();
-    holder
-        .getStateListenable()
-        .addListener(
-            (LockStateChange change) -> {
-              states.add(change.state());
-              firstSeen.putIfAbsent(change.state(), System.nanoTime());
-            });
+    record(holder, states, firstSeen);
     holder.acquire();
     try (LockThread thread = new LockThread("waiter")) {
       CompletableFuture<Long> grantedAt =
@@ -100,12 +89,7 @@ class PartitionTest {
    */
   @Test
   void aWaiterGivingUpDuringTheSilence_doesNotHideTheDisconnectFromTheHolder() throws Exception {
-    CuratorFramework partitioned =
-        zk.newClient(
-            b ->
-                b.connectString(proxy.connectString())
-                    .sessionTimeoutMs(4_000)
-                    .retryPolicy(new RetryNTimes(3, 100)));
+    CuratorFramework partitioned = throughProxy(4_000);
     CuratorFramework other = zk.newClient();
     ReentrantMutex holder = new ReentrantMutex(partitioned, zk.path("held"));
     ReentrantMutex next = new ReentrantMutex(other, zk.path("held"));
@@ -113,13 +97,7 @@ class PartitionTest {
     ReentrantMutex givingUp = new ReentrantMutex(partitioned, zk.path("busy"));
     Map<LockState, Long> firstSeen = new ConcurrentHashMap<>();
     List<LockState> states = new CopyOnWriteArrayList<>();
-    holder
-        .getStateListenable()
-        .addListener(
-            (LockStateChange change) -> {
-              states.add(change.state());
-              firstSeen.putIfAbsent(change.state(), System.nanoTime());
-            });
+    record(holder, states, firstSeen);
     holder.acquire();
     busy.acquire();
     try (LockThread giver = new LockThread("giving-up");
@@ -158,18 +136,13 @@ class PartitionTest {
    */
   @Test
   void aWatchRemovalCutOffByThePartition_isSentAgainAfterTheReconnect() throws Exception {
-    CuratorFramework partitioned =
-        zk.newClient(
-            b ->
-                b.connectString(proxy.connectString())
-                    .sessionTimeoutMs(8_000)
-                    .retryPolicy(new RetryNTimes(3, 100)));
+    CuratorFramework partitioned = throughProxy(8_000);
     CuratorFramework other = zk.newClient();
     ReentrantMutex busy = new ReentrantMutex(other, zk.path("busy"));
     ReentrantMutex givingUp = new ReentrantMutex(partitioned, zk.path("busy"));
     ReentrantMutex holder = new ReentrantMutex(partitioned, zk.path("held"));
     List<LockState> states = new CopyOnWriteArrayList<>();
-    holder.getStateListenable().addListener((LockStateChange change) -> states.add(change.state()));
+    record(holder, states, new ConcurrentHashMap<>());
     holder.acquire();
     busy.acquire();
     long session = Sessions.id(partitioned);
@@ -196,5 +169,25 @@ class PartitionTest {
                     .doesNotContain(busyNode));
     holder.release();
     busy.release();
+  }
+
+  /** A client that reaches the server through the proxy, with a short retry policy. */
+  private CuratorFramework throughProxy(int sessionTimeoutMs) {
+    return zk.newClient(
+        b ->
+            b.connectString(proxy.connectString())
+                .sessionTimeoutMs(sessionTimeoutMs)
+                .retryPolicy(new RetryNTimes(3, 100)));
+  }
+
+  /** Records every state the lock's holds hear, and when each state was first heard. */
+  private static void record(
+      ReentrantMutex lock, List<LockState> states, Map<LockState, Long> firstSeen) {
+    lock.getStateListenable()
+        .addListener(
+            (LockStateChange change) -> {
+              states.add(change.state());
+              firstSeen.putIfAbsent(change.state(), System.nanoTime());
+            });
   }
 }
