@@ -7,10 +7,14 @@ import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,7 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Which watches an attempt leaves on the server. The first read of a lock that last found its queue
  * empty leaves a child watch (an uncontended holder then notices its node's deletion at no extra
  * request); a lock that last found a queue leaves none, since it would only fire at the next
- * enqueue, and its holder watches its own node instead. Either way a deleted node is noticed.
+ * enqueue, and its holder watches its own node once the hold has lasted its grace. A contended hold
+ * shorter than that costs Curator's requests and no watch of its own. Either way a deleted node is
+ * noticed.
  */
 @Timeout(60)
 class QueueWatchTest {
@@ -46,7 +52,7 @@ class QueueWatchTest {
   }
 
   @Test
-  void aLockThatFoundAQueue_waitsWithoutAChildWatch_andItsHolderWatchesItsOwnNode()
+  void aLockThatFoundAQueue_waitsWithoutAChildWatch_andItsHolderWatchesItsNodeAfterItsGrace()
       throws Exception {
     String path = zk.path("lock");
     CuratorFramework otherClient = zk.newClient();
@@ -71,7 +77,8 @@ class QueueWatchTest {
       other.acquire(); // its first read watches the children: +1
       String holder = other.getParticipantNodes().iterator().next();
       waited = thread.run(lock::acquire);
-      // our enqueue fires that child watch; the holder then watches its node, as does our waiter
+      // our enqueue fires that child watch; the holder watches its node after its grace, as does
+      // our waiter at once
       await()
           .until(
               () ->
@@ -95,6 +102,103 @@ class QueueWatchTest {
       await().until(() -> states.contains(LockState.LOST));
       thread.run(lock::release).get();
     }
+  }
+
+  @Test
+  void aContendedHoldShorterThanItsGrace_costsCuratorsRequests_andWatchesNothing()
+      throws Exception {
+    long lockstep = contendedRequests(QueueWatchTest::lockstepMutex, false);
+    long curator = contendedRequests(InterProcessMutex::new, false);
+    assertThat(lockstep).as("behind the head: create, read, watch, confirm, delete").isEqualTo(5);
+    assertThat(lockstep).isEqualTo(curator);
+
+    long deepLockstep = contendedRequests(QueueWatchTest::lockstepMutex, true);
+    long deepCurator = contendedRequests(InterProcessMutex::new, true);
+    assertThat(deepLockstep).as("deeper: create, read, watch, read, delete").isEqualTo(5);
+    assertThat(deepLockstep).isEqualTo(deepCurator);
+  }
+
+  @Test
+  void aNodeDeletedWithinTheGrace_isNoticedWhenTheGraceEnds() throws Exception {
+    String path = zk.path("lock");
+    CuratorFramework otherClient = zk.newClient();
+    CuratorFramework client = zk.newClient();
+    CuratorFramework admin = zk.newClient();
+    ReentrantMutex other = new ReentrantMutex(otherClient, path);
+    ReentrantMutex lock = new ReentrantMutex(client, path);
+    lock.holds.context().ownNodeWatchGrace(TimeUnit.SECONDS.toNanos(1));
+    List<LockState> states = new CopyOnWriteArrayList<>();
+    lock.getStateListenable().addListener(change -> states.add(change.state()));
+
+    try (LockThread thread = new LockThread("waiter")) {
+      other.acquire();
+      CompletableFuture<Void> waited = thread.run(lock::acquire);
+      await().until(() -> other.getParticipantNodes().size() == 2);
+      other.release();
+      waited.get(10, TimeUnit.SECONDS); // granted by the confirmation: nothing watches it yet
+      assertThat(zk.stats().watchedPaths(Sessions.id(client))).as("no watch yet").isEmpty();
+
+      admin.delete().forPath(lock.getParticipantNodes().iterator().next());
+      await().until(() -> states.contains(LockState.LOST));
+      assertThat(zk.stats().watchedPaths(Sessions.id(client)))
+          .as("the read that found the node gone left no watch")
+          .isEmpty();
+      thread.run(lock::release).get();
+    }
+  }
+
+  /**
+   * The requests one client's contended cycle costs: another client holds, this one queues behind
+   * it ({@code deep}: behind a third client's waiter instead), the lock is handed on to it, and it
+   * releases at once. Its session watches nothing while it holds.
+   */
+  private static long contendedRequests(
+      BiFunction<CuratorFramework, String, InterProcessLock> factory, boolean deep)
+      throws Exception {
+    String path = zk.path("contended-" + UUID.randomUUID());
+    CuratorFramework holderClient = zk.newClient();
+    CuratorFramework middleClient = zk.newClient();
+    CuratorFramework client = zk.newClient();
+    var holder = factory.apply(holderClient, path);
+    var middle = factory.apply(middleClient, path);
+    var lock = factory.apply(client, path);
+    try (LockThread middleThread = new LockThread("middle");
+        LockThread thread = new LockThread("waiter")) {
+      holder.acquire();
+      int queued = 1;
+      CompletableFuture<Void> middleGranted = null;
+      if (deep) {
+        middleGranted = middleThread.run(middle::acquire);
+        int expected = ++queued;
+        await().until(() -> children(holderClient, path) == expected);
+      }
+      long before = zk.requestsSoFar(client);
+      CompletableFuture<Void> granted = thread.run(lock::acquire);
+      int expected = ++queued;
+      await().until(() -> children(holderClient, path) == expected);
+      holder.release();
+      if (deep) {
+        middleGranted.get(10, TimeUnit.SECONDS);
+        middleThread.run(middle::release).get(10, TimeUnit.SECONDS);
+      }
+      granted.get(10, TimeUnit.SECONDS);
+      assertThat(zk.stats().watchedPaths(Sessions.id(client)))
+          .as("the new holder's session watches nothing")
+          .isEmpty();
+      thread.run(lock::release).get(10, TimeUnit.SECONDS);
+      return zk.requestsSoFar(client) - before;
+    }
+  }
+
+  private static int children(CuratorFramework client, String path) throws Exception {
+    return client.getChildren().forPath(path).size();
+  }
+
+  /** Lockstep's mutex with a grace longer than any test, so that no hold watches its node. */
+  private static InterProcessLock lockstepMutex(CuratorFramework client, String path) {
+    ReentrantMutex mutex = new ReentrantMutex(client, path);
+    mutex.holds.context().ownNodeWatchGrace(TimeUnit.HOURS.toNanos(1));
+    return mutex;
   }
 
   /** Every watch on the server: data and child watches, by path and session. */

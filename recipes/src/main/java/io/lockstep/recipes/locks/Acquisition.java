@@ -33,8 +33,8 @@ final class Acquisition implements Attempt, ClientEvents.Member {
    *   judge (QueueJudge): hold, or watch node X with getData;
    *   X changed -> read again; X was the head of an append-only queue and is gone -> confirm our
    *     node with one getData and hold.
-   * Holding: the child watch fires at the queue's next change, then our own node is watched (at
-   *   once, if the granting read left no child watch).
+   * Holding: our own node is watched once the hold has lasted its grace, unless the granting
+   *   read's child watch is still armed (it fires at the queue's next change, and then the same).
    * Ending without a grant: the Janitor deletes our nodes, withdraws the watch, sweeps for a
    * create whose outcome is unknown; the blocking caller waits for that within a bound.
    *
@@ -75,7 +75,8 @@ final class Acquisition implements Attempt, ClientEvents.Member {
             revocationHandler != null,
             watchFirstRead,
             context.retries(),
-            context.protectionIds());
+            context.protectionIds(),
+            context.ownNodeWatchGraceNanos());
     this.holdChecks = new HoldChecks(context.zk(), lockPaths, this::on, context.description());
     Watcher firstReadWatch = watchFirstRead ? holdChecks.queueWatcher() : null;
     this.clientEvents = context.clientEvents();
@@ -153,6 +154,10 @@ final class Acquisition implements Attempt, ClientEvents.Member {
       context
           .scheduler()
           .schedule(later.delayMillis(), () -> on(new StateEvent.RetryDue(later.epoch())));
+    } else if (step instanceof Step.WatchOwnNodeLater later) {
+      context
+          .scheduler()
+          .schedule(later.delayMillis(), () -> on(new StateEvent.OwnNodeWatchDue(later.epoch())));
     } else if (step instanceof Step.Grant grant) {
       grant(grant);
     } else if (step instanceof Step.Notify notice) {

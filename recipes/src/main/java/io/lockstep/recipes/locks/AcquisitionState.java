@@ -49,6 +49,7 @@ final class AcquisitionState {
   private final boolean watchFirstRead; // the first read leaves a child watch (single queue)
   private final Retries retries;
   private final Supplier<String> protectionIds;
+  private final long watchGraceNanos; // how long a hold goes without watching its own node
   private final long startNanos;
 
   @GuardedBy("lock")
@@ -85,6 +86,8 @@ final class AcquisitionState {
    *     queue is likely empty, since that watch then tells an uncontended holder of its node's
    *     deletion at no extra request; where a queue is likely, it would only fire at the next
    *     enqueue, and a grant without it watches our own node instead
+   * @param watchGraceNanos how long a hold that nothing watches goes before it watches its own
+   *     node: a shorter hold costs no request and no watch event for it (see {@link Hold})
    */
   AcquisitionState(
       List<Slot> slots,
@@ -92,7 +95,8 @@ final class AcquisitionState {
       boolean revocable,
       boolean watchFirstRead,
       Retries retries,
-      Supplier<String> protectionIds) {
+      Supplier<String> protectionIds,
+      long watchGraceNanos) {
     this.slots = List.copyOf(slots);
     this.watchFirstRead = watchFirstRead;
     this.description = description;
@@ -100,6 +104,7 @@ final class AcquisitionState {
     this.appendOnly = slots.size() == 1 && slots.get(0).driver().newNodesSortLast();
     this.retries = retries;
     this.protectionIds = protectionIds;
+    this.watchGraceNanos = watchGraceNanos;
     this.startNanos = retries.now();
     lock.lock();
     try {
@@ -315,13 +320,8 @@ final class AcquisitionState {
       if (revocable) {
         return confirm();
       }
-      if (watched || slots.size() != 1) {
-        return grant(false, read.connected(), false); // the read's child watch tells of changes
-      }
-      // A later read left no watch: watch our own node, to hear if it is deleted while held.
-      Step granted = grant(false, read.connected(), true);
-      return new Step.Both(
-          granted, new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.WATCH));
+      // Without the read's child watch, the hold watches its own node after its grace.
+      return grant(false, read.connected(), false, watched);
     }
     phase = Phase.WAITING;
     return waiting.watch(epoch(), verdict.watchPath(), verdict.watchIsHead());
@@ -352,7 +352,7 @@ final class AcquisitionState {
     if (read.owner() != owner) {
       return requeue("our lock node is no longer ours");
     }
-    return grant(revocable && read.revokeRequested(), read.connected(), true);
+    return grant(revocable && read.revokeRequested(), read.connected(), revocable, false);
   }
 
   @GuardedBy("lock")
@@ -395,16 +395,31 @@ final class AcquisitionState {
     return enqueuing.epoch();
   }
 
+  /**
+   * Reads our node before the grant; only a revocable lock watches it then (Curator's protocol),
+   * others after their grace.
+   */
   @GuardedBy("lock")
   private Step confirm() {
     phase = Phase.CONFIRMING;
-    return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM);
+    return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM, revocable);
   }
 
   /** From now on the hold hears every event. */
   @GuardedBy("lock")
-  private Step grant(boolean revoke, boolean connected, boolean ownNodeWatched) {
-    hold = new Hold(epoch(), token, nodes, owner, connected, ownNodeWatched);
+  private Step grant(
+      boolean revoke, boolean connected, boolean ownNodeWatched, boolean queueWatched) {
+    hold =
+        new Hold(
+            epoch(),
+            token,
+            nodes,
+            owner,
+            connected,
+            ownNodeWatched,
+            queueWatched,
+            retries::now,
+            watchGraceNanos);
     return hold.grant(revoke);
   }
 

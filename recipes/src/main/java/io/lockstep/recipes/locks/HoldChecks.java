@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads of our own node: before a grant (a revocable lock watches its node first; a waiter whose
  * head left confirms its node), while held (its data watch tells of deletion and revocation
- * requests), and after a reconnect (is it still there, still ours?). Also the child watch a
- * holder's last queue read leaves, which starts the own-node watch at the first change of the
- * queue: so an uncontended hold costs no extra request.
+ * requests; armed once a hold outlasts its grace), and after a reconnect (is it still there, still
+ * ours?). Also the child watch a holder's last queue read leaves, which tells it of the queue's
+ * first change: so an uncontended hold costs no extra request.
  */
 final class HoldChecks {
   private static final Logger log = LoggerFactory.getLogger(HoldChecks.class);
@@ -55,7 +55,7 @@ final class HoldChecks {
   void readOwnNode(Step.ReadOwnNode step) {
     int e = step.epoch();
     Callbacks.when(
-        zk.getData(step.path(), watcherFor(e)),
+        zk.getData(step.path(), step.watch() ? watcherFor(e) : null),
         (data, failure) -> {
           if (failure == null) {
             events.accept(

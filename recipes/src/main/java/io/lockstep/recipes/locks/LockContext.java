@@ -2,6 +2,7 @@ package io.lockstep.recipes.locks;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -14,6 +15,13 @@ import org.apache.curator.framework.listen.StandardListenerManager;
  * name, its listeners, and the clock and scheduler (injected here, so tests can drive time).
  */
 final class LockContext {
+  /**
+   * How long a hold goes before it watches its own node, when nothing else would tell it of the
+   * node's deletion: a hold shorter than this (most contended holds) costs no request and no watch
+   * event for it, and a deletion within it is noticed when it ends.
+   */
+  static final long OWN_NODE_WATCH_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
   private final CuratorFramework client;
   private final String description;
   private final String recipe;
@@ -30,6 +38,7 @@ final class LockContext {
       StandardListenerManager.standard();
   private final AtomicInteger live = new AtomicInteger(); // acquisitions waiting or holding
   private volatile boolean queueSeen; // the last read of this lock's queue found other nodes
+  private volatile long ownNodeWatchGraceNanos = OWN_NODE_WATCH_GRACE_NANOS;
 
   /**
    * @param description the lock path, or the paths of a multi-lock, for messages and events
@@ -88,6 +97,16 @@ final class LockContext {
   /** A read of this lock's single queue found other nodes than ours, or none. */
   void sawQueue(boolean others) {
     queueSeen = others;
+  }
+
+  /** How long this lock's holds go before they watch their own node (see {@link Hold}). */
+  long ownNodeWatchGraceNanos() {
+    return ownNodeWatchGraceNanos;
+  }
+
+  /** Sets the grace of {@link #ownNodeWatchGraceNanos()}: for tests that count requests. */
+  void ownNodeWatchGrace(long nanos) {
+    ownNodeWatchGraceNanos = nanos;
   }
 
   /** The observers of this lock object. */

@@ -75,7 +75,7 @@ sealed interface StateEvent {
   record PredecessorChanged(int epoch, int generation, boolean deleted, boolean localHolderLeft)
       implements Stamped {}
 
-  /** Our own node was read (and is watched): its owner, and whether it asks us to let go. */
+  /** Our own node was read (and maybe watched): its owner, and whether it asks us to let go. */
   record OwnNodeRead(
       int epoch, Step.Purpose purpose, boolean revokeRequested, long owner, boolean connected)
       implements Stamped {}
@@ -85,6 +85,9 @@ sealed interface StateEvent {
 
   /** The data watch on our own node fired: it was deleted, or changed (a revocation request?). */
   record OwnNodeChanged(int epoch, boolean deleted) implements Stamped {}
+
+  /** The hold has lasted its grace: watch our own node now, unless something already does. */
+  record OwnNodeWatchDue(int epoch) implements Stamped {}
 
   /** After a reconnect: {@code stillOurs} if every node is there and owned by our session. */
   record Verified(int epoch, boolean stillOurs, boolean connected) implements Stamped {}

@@ -35,8 +35,18 @@ sealed interface Step {
   /** Watch {@code path}, the node we wait for; {@code generation} names this watch. */
   record Watch(int epoch, int generation, String path) implements Step {}
 
-  /** Read our own node, leaving a data watch on it. */
-  record ReadOwnNode(int epoch, String path, Purpose purpose) implements Step {}
+  /**
+   * Read our own node; {@code watch}: leave a data watch on it, which tells of its deletion (and of
+   * a revocation request).
+   */
+  record ReadOwnNode(int epoch, String path, Purpose purpose, boolean watch) implements Step {}
+
+  /**
+   * Come back after {@code delayMillis} with {@link StateEvent.OwnNodeWatchDue}: a hold that
+   * nothing watches yet watches its own node once it has lasted its grace (a shorter hold never
+   * does).
+   */
+  record WatchOwnNodeLater(int epoch, long delayMillis) implements Step {}
 
   /** Check after a reconnect that every node of ours is still there and owned by {@code owner}. */
   record Verify(int epoch, List<String> nodes, long owner) implements Step {}
@@ -77,7 +87,7 @@ sealed interface Step {
   enum Purpose {
     /** Before the grant: a revocable lock watches its node, or the head left and we are next. */
     CONFIRM,
-    /** While held: the queue changed, so watch our node to hear of its deletion. */
+    /** While held: watch our node to hear of its deletion (the hold outlasted its grace). */
     WATCH
   }
 

@@ -36,6 +36,8 @@ class AcquisitionStateTest {
   private static final String AHEAD = "_c_other-lock-0000000001";
   private static final String OURS_NAME = "_c_id-1-lock-0000000002";
 
+  private static final long GRACE = TimeUnit.MILLISECONDS.toNanos(100);
+
   private final AtomicLong clock = new AtomicLong();
   private RetryPolicy policy = new RetryNTimes(3, 100);
 
@@ -57,6 +59,7 @@ class AcquisitionStateTest {
         s -> s.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true))),
     OWN_NODE_GONE(s -> s.on(new StateEvent.OwnNodeChanged(0, true))),
     QUEUE_CHANGED(s -> s.on(new StateEvent.QueueChanged())),
+    OWN_NODE_WATCH_DUE(s -> s.on(new StateEvent.OwnNodeWatchDue(0))),
     SUSPENDED(s -> s.on(new StateEvent.Suspended())),
     RECONNECTED_SAME(s -> s.on(new StateEvent.Reconnected(SESSION))),
     RECONNECTED_NEW(s -> s.on(new StateEvent.Reconnected(SESSION + 1))),
@@ -78,18 +81,18 @@ class AcquisitionStateTest {
    */
   private static final String TABLE =
       """
-      phase       CREATED            CREATE_LOST       CREATE_NONODE           FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED        SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE
-      CREATING    ReadQueue/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
-      RECOVERING  Tidy               -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
-      READING     Tidy               -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      WAITING     Tidy               -                 -                       -                  -           -              -                  ReadOwnNode/CONFIRMING  -                   -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Grant/HELD          -              -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      HELD        Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
-      AT_RISK     Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
-      LOST        Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              Release/RELEASED
-      RELEASED    Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              -
-      WITHDRAWN   Tidy               Tidy              Tidy                    -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              !
-      FAILED      Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                    -               -                 -                 -                 -            -              !
+      phase       CREATED            CREATE_LOST       CREATE_NONODE           FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE
+      CREATING    ReadQueue/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
+      RECOVERING  Tidy               -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
+      READING     Tidy               -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      WAITING     Tidy               -                 -                       -                  -           -              -                  ReadOwnNode/CONFIRMING  -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Both/HELD           -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      HELD        Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
+      AT_RISK     Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
+      LOST        Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED
+      RELEASED    Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              -
+      WITHDRAWN   Tidy               Tidy              Tidy                    -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !
+      FAILED      Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !
       """;
 
   static Stream<Arguments> cells() {
@@ -353,7 +356,7 @@ class AcquisitionStateTest {
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
-        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM));
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, true));
 
     boolean revoke = true; // the node's data is Curator's revocation request
     assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, revoke, SESSION, true)))
@@ -366,10 +369,16 @@ class AcquisitionStateTest {
   }
 
   @Test
-  void whereAQueueIsExpected_theFirstReadLeavesNoChildWatch_andAGrantWatchesOurOwnNode() {
+  void whereAQueueIsExpected_theFirstReadLeavesNoChildWatch_andAGrantWatchesOurNodeAfterItsGrace() {
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, LockDriver.mutex(), null)), PATH, false, false, retries(), ids());
+            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+            PATH,
+            false,
+            false,
+            retries(),
+            ids(),
+            GRACE);
     state.start();
     assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION)))
         .as("the read after the create's answer")
@@ -377,9 +386,7 @@ class AcquisitionStateTest {
 
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
         .isEqualTo(
-            new Step.Both(
-                new Step.Grant(17, false, false),
-                new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH)));
+            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
     assertThat(state.view().alone())
         .as("alone, but nothing tells it of the next enqueue: not alone for a cohort")
         .isFalse();
@@ -389,16 +396,20 @@ class AcquisitionStateTest {
   void whereAQueueIsExpected_theReadBehindTheCreateLeavesNoChildWatch() {
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, LockDriver.mutex(), null)), PATH, false, false, retries(), ids());
+            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+            PATH,
+            false,
+            false,
+            retries(),
+            ids(),
+            GRACE);
     state.start();
     assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false)))
         .isEqualTo(Step.IGNORE);
 
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
         .isEqualTo(
-            new Step.Both(
-                new Step.Grant(17, false, false),
-                new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH)));
+            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
   }
 
   @Test
@@ -421,7 +432,7 @@ class AcquisitionStateTest {
   }
 
   @Test
-  void onlyTheFirstReadWatchesTheQueue_soAGrantByALaterReadWatchesOurOwnNode() {
+  void onlyTheFirstReadWatchesTheQueue_soAGrantByALaterReadWatchesOurNodeAfterItsGrace() {
     AcquisitionState state = inPhase(Phase.READING);
     String first = "_c_x-lock-0000000000";
     state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
@@ -431,12 +442,103 @@ class AcquisitionStateTest {
 
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
         .isEqualTo(
+            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
+    assertThat(state.on(new StateEvent.QueueChanged()))
+        .as("its watch is already on its way")
+        .isEqualTo(Step.IGNORE);
+  }
+
+  // ---- the hold's grace: when it watches its own node ----
+
+  @Test
+  void aHoldThatNothingWatches_watchesItsOwnNodeOnlyOnceItsGraceIsOver() {
+    AcquisitionState state = grantedByALaterRead();
+    assertThat(state.on(new StateEvent.OwnNodeWatchDue(0)))
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH, true));
+    assertThat(state.on(new StateEvent.QueueChanged())).as("watched").isEqualTo(Step.IGNORE);
+    assertThat(state.on(new StateEvent.OwnNodeWatchDue(0))).as("once").isEqualTo(Step.IGNORE);
+  }
+
+  @Test
+  void aHoldReleasedWithinItsGrace_neverWatchesItsNode() {
+    AcquisitionState state = grantedByALaterRead();
+    assertThat(state.on(new StateEvent.Release())).isInstanceOf(Step.Release.class);
+    assertThat(state.on(new StateEvent.OwnNodeWatchDue(0))).isEqualTo(Step.IGNORE);
+  }
+
+  @Test
+  void aNodeDeletedWithinTheGrace_isFoundMissingByTheReadThatArmsTheWatch() {
+    AcquisitionState state = grantedByALaterRead();
+    state.on(new StateEvent.OwnNodeWatchDue(0));
+    assertThat(
+            state.on(
+                new StateEvent.OwnNodeReadFailed(
+                    0, Step.Purpose.WATCH, new KeeperException.NoNodeException(OURS))))
+        .isEqualTo(new Step.Notify(LockState.LOST, 17, "our lock node was deleted"));
+    assertThat(state.view().phase()).isEqualTo(Phase.LOST);
+  }
+
+  @Test
+  void aQueueChangeHeardByAChildWatchedHold_waitsForTheRestOfTheGrace_onTheInjectedClock() {
+    AcquisitionState within = inPhase(Phase.HELD); // granted by the watching first read at 0
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(40));
+    assertThat(within.on(new StateEvent.QueueChanged()))
+        .isEqualTo(new Step.WatchOwnNodeLater(0, 60));
+
+    AcquisitionState after = inPhase(Phase.HELD);
+    clock.addAndGet(GRACE);
+    assertThat(after.on(new StateEvent.QueueChanged()))
+        .as("the grace is over: at once")
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH, true));
+  }
+
+  @Test
+  void aWaiterTakingOverFromTheHead_confirmsItsNodeWithoutAWatch_andWatchesAfterTheGrace() {
+    AcquisitionState state = inPhase(Phase.WAITING);
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, false));
+    assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true)))
+        .isEqualTo(
+            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
+  }
+
+  @Test
+  void withoutAGrace_aHoldThatNothingWatches_watchesItsNodeAtTheGrant() {
+    AcquisitionState state =
+        new AcquisitionState(
+            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+            PATH,
+            false,
+            false,
+            retries(),
+            ids(),
+            0);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+        .isEqualTo(
             new Step.Both(
                 new Step.Grant(17, false, false),
-                new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH)));
-    assertThat(state.on(new StateEvent.QueueChanged()))
-        .as("already watched")
-        .isEqualTo(Step.IGNORE);
+                new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH, true)));
+  }
+
+  /** A hold granted by a read that left no child watch (its lock expected a queue). */
+  private AcquisitionState grantedByALaterRead() {
+    AcquisitionState state =
+        new AcquisitionState(
+            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+            PATH,
+            false,
+            false,
+            retries(),
+            ids(),
+            GRACE);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+        .isEqualTo(
+            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
+    return state;
   }
 
   @Test
@@ -461,7 +563,7 @@ class AcquisitionStateTest {
         .isEqualTo(new Step.Watch(0, 1, before));
     assertThat(behindAHold.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
         .as("it held, so it was the head")
-        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM));
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, false));
 
     AcquisitionState behindAWaiter = newState(false);
     behindAWaiter.start();
@@ -479,7 +581,7 @@ class AcquisitionStateTest {
         .isEqualTo(new Step.Watch(0, 1, PATH + "/" + AHEAD));
 
     assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true)))
-        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM));
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, false));
   }
 
   @Test
@@ -502,7 +604,8 @@ class AcquisitionStateTest {
             false,
             true,
             retries(),
-            ids());
+            ids(),
+            GRACE);
     state.start();
     state.on(new StateEvent.Created(0, List.of(PATH + "/" + ours), 17, SESSION));
     state.on(new StateEvent.QueueRead(0, List.of(List.of("_c_w-__WRIT__0000000001", ours)), true));
@@ -548,7 +651,8 @@ class AcquisitionStateTest {
             false,
             false,
             retries(),
-            ids());
+            ids(),
+            GRACE);
     state.start();
     state.on(
         new StateEvent.Created(
@@ -579,7 +683,7 @@ class AcquisitionStateTest {
         };
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, confused, null)), PATH, false, true, retries(), ids());
+            List.of(Slot.of(PATH, confused, null)), PATH, false, true, retries(), ids(), GRACE);
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     Step.End end =
@@ -638,7 +742,13 @@ class AcquisitionStateTest {
 
   private AcquisitionState newState(boolean revocable) {
     return new AcquisitionState(
-        List.of(Slot.of(PATH, LockDriver.mutex(), null)), PATH, revocable, true, retries(), ids());
+        List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+        PATH,
+        revocable,
+        true,
+        retries(),
+        ids(),
+        GRACE);
   }
 
   private Retries retries() {
