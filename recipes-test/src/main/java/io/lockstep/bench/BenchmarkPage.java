@@ -162,12 +162,10 @@ final class BenchmarkPage {
         "Handoff",
         String.format(
             Locale.ROOT,
-            "N = %s waiters over %d sessions; %s per point",
+            "N = %s waiters over %d sessions; %s",
             join(settings.queueLengths()),
             settings.handoffSessions(),
-            settings.handoffRepeats() > 1
-                ? "median of " + settings.handoffRepeats() + " drains"
-                : "one drain"));
+            drains(settings)));
     table.row(
         "Load points",
         Figures.seconds(settings.loadWarmup())
@@ -219,6 +217,19 @@ final class BenchmarkPage {
 
   private static String labels(List<SuiteResults.Row> rows) {
     return rows.stream().map(SuiteResults.Row::label).collect(Collectors.joining("; "));
+  }
+
+  /** "median of 15 / 3 / 3 drains per point, each library first in turn", or one drain. */
+  private static String drains(SuiteSettings settings) {
+    List<Integer> repeats = settings.queueLengths().stream().map(settings::handoffRepeats).toList();
+    if (repeats.stream().allMatch(r -> r == 1)) {
+      return "one drain per point";
+    }
+    String counts =
+        repeats.stream().distinct().count() == 1
+            ? String.valueOf(repeats.get(0))
+            : repeats.stream().map(String::valueOf).collect(Collectors.joining(" / "));
+    return "median of " + counts + " drains per point, each library first in turn";
   }
 
   private static String join(List<Integer> values) {

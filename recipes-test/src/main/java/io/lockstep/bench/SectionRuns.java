@@ -4,6 +4,7 @@ import io.lockstep.bench.ContentionScenario.ClientMode;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.Recipe;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -81,9 +82,14 @@ final class SectionRuns {
       var unused = HandoffScenario.run(probe, connect, library, warmUp, settings.handoffSessions());
       log("handoff warm-up drain of " + warmUp + " " + library.label() + " done (not reported)");
     }
-    for (int repeat = 0; repeat < settings.handoffRepeats(); repeat++) {
-      for (int waiters : settings.queueLengths()) {
-        for (Library library : Library.values()) {
+    for (int waiters : settings.queueLengths()) {
+      for (int repeat = 0; repeat < settings.handoffRepeats(waiters); repeat++) {
+        List<Library> order = List.of(Library.values());
+        if (repeat % 2 == 1) { // each library goes first as often as the other
+          order = new ArrayList<>(order);
+          Collections.reverse(order);
+        }
+        for (Library library : order) {
           HandoffScenario.Result result =
               HandoffScenario.run(probe, connect, library, waiters, settings.handoffSessions());
           results.handoffs.add(result);

@@ -16,7 +16,8 @@ import java.util.List;
  * @param countedCycles uncontended cycles counted per row for the request counts
  * @param queueLengths N, the waiters queued in the handoff scenario
  * @param handoffSessions the sessions the waiters share
- * @param handoffRepeats drains per library and N (the page reports the median)
+ * @param handoffRepeats drains per library and N, at least (the page reports the median; a short
+ *     queue gets more, see {@link #handoffRepeats(int)})
  * @param threadCounts T, the threads of the contention scenario
  * @param loadWarmup warm-up period of each load point
  * @param loadMeasured measured period of each load point
@@ -60,6 +61,19 @@ record SuiteSettings(
     Duration waitersTimeout,
     int watchClients,
     int watchAcquisitions) {
+
+  /** Handoffs a point of the handoff section covers at least, over its drains. */
+  static final int HANDOFFS_PER_POINT = 1_500;
+
+  /**
+   * Drains per library at queue length {@code waiters}: {@link #handoffRepeats()}, or more for a
+   * short queue, so that every point covers about as many handoffs (a drain of 100 lasts 100 ms,
+   * and a median of three such is mostly noise).
+   */
+  int handoffRepeats(int waiters) {
+    int enough = (HANDOFFS_PER_POINT + waiters - 1) / waiters;
+    return Math.max(handoffRepeats, Math.min(enough, 5 * handoffRepeats));
+  }
 
   /** The single-path uncontended rows: the recipes of {@link UncontendedLockBenchmark}. */
   static final List<SuiteResults.Row> SINGLE_PATH_ROWS =
