@@ -44,15 +44,7 @@ public interface LockDriver {
    * @return the key to sort by, compared as a string
    */
   default String sortKey(String nodeName) {
-    String name = lockName();
-    int sequenceStart = nodeName.length() - 10; // ZooKeeper's sequence suffix: ten digits
-    if (sequenceStart >= name.length()
-        && nodeName.startsWith(name, sequenceStart - name.length())
-        && isDigits(nodeName.substring(sequenceStart))) {
-      return nodeName.substring(sequenceStart);
-    }
-    int at = nodeName.lastIndexOf(name);
-    return at < 0 ? nodeName : nodeName.substring(at + name.length());
+    return nodeName.substring(QueueOrder.keyStart(nodeName, lockName()));
   }
 
   /**
@@ -86,14 +78,5 @@ public interface LockDriver {
    */
   static LockDriver mutex() {
     return MutexDriver.INSTANCE;
-  }
-
-  private static boolean isDigits(String text) {
-    for (int i = 0; i < text.length(); i++) {
-      if (text.charAt(i) < '0' || text.charAt(i) > '9') {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -36,6 +36,49 @@ final class QueueOrder {
   }
 
   /**
+   * Where {@link LockDriver#sortKey(String)}'s default key starts in {@code nodeName}: at
+   * ZooKeeper's ten-digit sequence number when the name ends with the lock name and one, else after
+   * the last occurrence of the lock name, else at 0 (the whole name).
+   */
+  static int keyStart(String nodeName, String lockName) {
+    int sequenceStart = nodeName.length() - 10; // ZooKeeper's sequence suffix: ten digits
+    if (sequenceStart >= lockName.length()
+        && nodeName.startsWith(lockName, sequenceStart - lockName.length())
+        && digitsFrom(nodeName, sequenceStart)) {
+      return sequenceStart;
+    }
+    int at = nodeName.lastIndexOf(lockName);
+    return at < 0 ? 0 : at + lockName.length();
+  }
+
+  /**
+   * Compares two names as {@link #sort} orders them, by the keys starting at {@code aStart} and
+   * {@code bStart}, ties broken by the full name, without cutting the keys out.
+   */
+  static int compareByKey(String a, int aStart, String b, int bStart) {
+    int aLength = a.length() - aStart;
+    int bLength = b.length() - bStart;
+    int common = Math.min(aLength, bLength);
+    for (int i = 0; i < common; i++) {
+      char x = a.charAt(aStart + i);
+      char y = b.charAt(bStart + i);
+      if (x != y) {
+        return x - y;
+      }
+    }
+    return aLength != bLength ? aLength - bLength : a.compareTo(b);
+  }
+
+  private static boolean digitsFrom(String text, int start) {
+    for (int i = start; i < text.length(); i++) {
+      if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Reads a lock path's children and returns those accepted by {@code filter}, in queue order, as
    * full paths. A lock path that does not exist has no participants.
    */

@@ -3,7 +3,11 @@ package io.lockstep.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -81,5 +85,69 @@ class QueueJudgeTest {
                     List.of(List.of(M1))))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("nobody");
+  }
+
+  @Test
+  void theMutexScan_judgesAsSortingAndAskingTheMutexDriverDoes() {
+    LockDriver sorted = // the mutex order, but not the built-in instance: judged by sorting
+        new LockDriver() {
+          @Override
+          public String lockName() {
+            return MutexDriver.LOCK_NAME;
+          }
+
+          @Override
+          public LockDecision decide(List<String> sortedNodeNames, String ourNodeName) {
+            return MutexDriver.INSTANCE.decide(sortedNodeNames, ourNodeName);
+          }
+
+          @Override
+          public boolean newNodesSortLast() {
+            return true;
+          }
+        };
+    Random random = new Random(42);
+    for (int round = 0; round < 2_000; round++) {
+      List<String> names = new ArrayList<>();
+      int size = 1 + random.nextInt(12);
+      for (int i = 0; i < size; i++) {
+        names.add(randomName(random, i));
+      }
+      String ours = names.get(random.nextInt(size));
+      List<String> read = new ArrayList<>(names);
+      if (random.nextInt(10) == 0) {
+        read.remove(ours);
+      }
+      Collections.shuffle(read, random);
+      for (List<Slot> slots :
+          List.of(
+              List.of(Slot.of("/m", LockDriver.mutex(), null)),
+              List.of(Slot.of("/m", LockDriver.mutex(), null), MUTEX))) {
+        List<Slot> same = new ArrayList<>(slots);
+        same.set(0, Slot.of("/m", sorted, null));
+        List<String> ourNodes =
+            slots.size() == 1 ? List.of("/m/" + ours) : List.of("/m/" + ours, "/m/" + M1);
+        List<List<String>> children =
+            slots.size() == 1 ? List.of(read) : List.of(read, List.of(M1));
+        assertThat(QueueJudge.judge(slots, ourNodes, children))
+            .as("%s in %s", ours, read)
+            .isEqualTo(QueueJudge.judge(same, ourNodes, children));
+      }
+    }
+  }
+
+  /** Curator's names, ties on the sequence, names without a sequence or without the lock name. */
+  private static String randomName(Random random, int index) {
+    String sequence = String.format("%010d", random.nextInt(20));
+    switch (random.nextInt(6)) {
+      case 0:
+        return "x" + index + "-lock-" + "00000000" + random.nextInt(5);
+      case 1:
+        return "other-" + index + "-" + sequence;
+      case 2:
+        return "_c_" + index + "-lock-x-lock-" + sequence;
+      default:
+        return "_c_" + UUID.randomUUID() + "-lock-" + sequence;
+    }
   }
 }
