@@ -129,7 +129,14 @@ final class GoalTables {
               + " clients on one lock: at most Curator's",
           decimals(watches.ours().watchesPerAcquisition())
               + " against "
-              + decimals(watches.curator().watchesPerAcquisition()),
+              + decimals(watches.curator().watchesPerAcquisition())
+              + " ("
+              + number(watches.ours().traffic().watchesFired())
+              + " against "
+              + number(watches.curator().traffic().watchesFired())
+              + " events in "
+              + number(watches.ours().acquisitions())
+              + " acquisitions)",
           met(watches.met()));
     }
     List<GoalVerdicts.RecordingRow> recording = verdicts.recording();

@@ -31,8 +31,8 @@ final class Acquisition implements Attempt, ClientEvents.Member {
    *   read the children (one getChildren, or one read-only multi; the first read of a single
    *     queue leaves a child watch if the lock's last read found no queue);
    *   judge (QueueJudge): hold, or watch node X with getData;
-   *   X changed -> read again; X was the head of an append-only queue and is gone -> confirm our
-   *     node with one getData and hold.
+   *   X changed -> read again; X was the head of an append-only queue and is gone -> hold at
+   *     once (a revocable lock first reads and watches its node with one getData).
    * Holding: our own node is watched once the hold has lasted its grace, unless the granting
    *   read's child watch is still armed (it fires at the queue's next change, and then the same).
    * Ending without a grant: the Janitor deletes our nodes, withdraws the watch, sweeps for a

@@ -340,7 +340,10 @@ final class AcquisitionState {
       return Step.IGNORE;
     }
     if (changed.deleted() && (waiting.watchedHead() || (changed.localHolderLeft() && appendOnly))) {
-      return confirm(); // we were next after the head of an append-only queue
+      // We were next after the head of an append-only queue: nothing can sort ahead of us now.
+      // Only a revocable lock reads (and watches) its node first; any other hold finds a node
+      // deleted meanwhile by the read that ends its grace.
+      return revocable ? confirm() : grant(false, changed.connected(), false, false);
     }
     phase = Phase.READING;
     return waiting.read(epoch(), false);
@@ -352,7 +355,7 @@ final class AcquisitionState {
     if (read.owner() != owner) {
       return requeue("our lock node is no longer ours");
     }
-    return grant(revocable && read.revokeRequested(), read.connected(), revocable, false);
+    return grant(read.revokeRequested(), read.connected(), true, false);
   }
 
   @GuardedBy("lock")
@@ -396,13 +399,13 @@ final class AcquisitionState {
   }
 
   /**
-   * Reads our node before the grant; only a revocable lock watches it then (Curator's protocol),
-   * others after their grace.
+   * A revocable lock reads and watches its node before the grant (Curator's protocol: a revocation
+   * asked for while it waited is heard at once); other holds watch theirs after their grace.
    */
   @GuardedBy("lock")
   private Step confirm() {
     phase = Phase.CONFIRMING;
-    return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM, revocable);
+    return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM, true);
   }
 
   /** From now on the hold hears every event. */

@@ -13,11 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads of our own node: before a grant (a revocable lock watches its node first; a waiter whose
- * head left confirms its node), while held (its data watch tells of deletion and revocation
- * requests; armed once a hold outlasts its grace), and after a reconnect (is it still there, still
- * ours?). Also the child watch a holder's last queue read leaves, which tells it of the queue's
- * first change: so an uncontended hold costs no extra request.
+ * Reads of our own node: before a revocable lock's grant (it watches its node for revocation
+ * requests), while held (its data watch tells of deletion and revocation requests; armed once a
+ * hold outlasts its grace), and after a reconnect (is it still there, still ours?). Also the child
+ * watch a holder's last queue read leaves, which tells it of the queue's first change: so an
+ * uncontended hold costs no extra request.
  */
 final class HoldChecks {
   private static final Logger log = LoggerFactory.getLogger(HoldChecks.class);

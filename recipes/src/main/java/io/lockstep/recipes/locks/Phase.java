@@ -19,7 +19,7 @@ enum Phase {
   READING,
   /** A node ahead of ours is watched. */
   WAITING,
-  /** The queue says we hold; our own node is read (and watched) before the grant. */
+  /** The queue says we hold; a revocable lock reads and watches its own node before the grant. */
   CONFIRMING,
   /** Granted, and as far as we know still ours. */
   HELD,

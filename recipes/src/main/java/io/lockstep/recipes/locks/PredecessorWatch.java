@@ -96,7 +96,8 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     if (event.getType() == EventType.NodeDeleted) {
       gone();
     } else {
-      events.accept(new StateEvent.PredecessorChanged(epoch, generation, false, false));
+      events.accept(
+          new StateEvent.PredecessorChanged(epoch, generation, false, false, zk.isConnected()));
     }
   }
 
@@ -106,7 +107,9 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
    */
   private void gone() {
     boolean localHolderLeft = ahead != null && ahead.wasGrantedWith(path);
-    events.accept(new StateEvent.PredecessorChanged(epoch, generation, true, localHolderLeft));
+    events.accept(
+        new StateEvent.PredecessorChanged(
+            epoch, generation, true, localHolderLeft, zk.isConnected()));
   }
 
   @Override

@@ -70,9 +70,11 @@ sealed interface StateEvent {
 
   /**
    * The watched node changed or is gone ({@code deleted}); {@code localHolderLeft} if it was the
-   * node of a hold of this process (granted, so at the head), which makes us the head now.
+   * node of a hold of this process (granted, so at the head), which makes us the head now; {@code
+   * connected}: the client's connection as the news arrived (a grant on it is at risk without).
    */
-  record PredecessorChanged(int epoch, int generation, boolean deleted, boolean localHolderLeft)
+  record PredecessorChanged(
+      int epoch, int generation, boolean deleted, boolean localHolderLeft, boolean connected)
       implements Stamped {}
 
   /** Our own node was read (and maybe watched): its owner, and whether it asks us to let go. */

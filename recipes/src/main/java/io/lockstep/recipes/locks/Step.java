@@ -85,7 +85,7 @@ sealed interface Step {
 
   /** Why our own node is read. */
   enum Purpose {
-    /** Before the grant: a revocable lock watches its node, or the head left and we are next. */
+    /** Before a revocable lock's grant: it watches its node for revocation requests. */
     CONFIRM,
     /** While held: watch our node to hear of its deletion (the hold outlasted its grace). */
     WATCH

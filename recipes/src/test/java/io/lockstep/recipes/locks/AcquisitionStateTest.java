@@ -54,7 +54,7 @@ class AcquisitionStateTest {
     READ_HOLDS(s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true))),
     READ_WAITS(s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true))),
     FIRST_READ_FAILED(s -> s.on(new StateEvent.FirstReadFailed(0))),
-    PREDECESSOR_GONE(s -> s.on(new StateEvent.PredecessorChanged(0, 1, true, false))),
+    PREDECESSOR_GONE(s -> s.on(new StateEvent.PredecessorChanged(0, 1, true, false, true))),
     OWN_NODE_CONFIRMED(
         s -> s.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true))),
     OWN_NODE_GONE(s -> s.on(new StateEvent.OwnNodeChanged(0, true))),
@@ -85,8 +85,8 @@ class AcquisitionStateTest {
       CREATING    ReadQueue/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
       RECOVERING  Tidy               -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
       READING     Tidy               -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      WAITING     Tidy               -                 -                       -                  -           -              -                  ReadOwnNode/CONFIRMING  -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Both/HELD           -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      WAITING     Tidy               -                 -                       -                  -           -              -                  Both/HELD               -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
+      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
       HELD        Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
       AT_RISK     Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
       LOST        Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED
@@ -152,7 +152,7 @@ class AcquisitionStateTest {
 
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
         .isEqualTo(Step.IGNORE);
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
         .isEqualTo(Step.IGNORE);
     assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true)))
         .isEqualTo(Step.IGNORE);
@@ -436,7 +436,7 @@ class AcquisitionStateTest {
     AcquisitionState state = inPhase(Phase.READING);
     String first = "_c_x-lock-0000000000";
     state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
         .as("a later read: no child watch")
         .isEqualTo(new Step.ReadQueue(0, false));
 
@@ -493,13 +493,46 @@ class AcquisitionStateTest {
   }
 
   @Test
-  void aWaiterTakingOverFromTheHead_confirmsItsNodeWithoutAWatch_andWatchesAfterTheGrace() {
+  void aWaiterTakingOverFromTheHead_holdsWithoutARead_andWatchesItsNodeAfterTheGrace() {
     AcquisitionState state = inPhase(Phase.WAITING);
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
-        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, false));
-    assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
         .isEqualTo(
             new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
+    assertThat(state.view().phase()).isEqualTo(Phase.HELD);
+    assertThat(state.on(new StateEvent.OwnNodeWatchDue(0)))
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH, true));
+  }
+
+  @Test
+  void aTakeoverHeardWhileDisconnected_isAtRiskAtOnce() {
+    AcquisitionState state = inPhase(Phase.WAITING);
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, false)))
+        .isEqualTo(
+            new Step.Both(new Step.Grant(17, true, false), new Step.WatchOwnNodeLater(0, 100)));
+    assertThat(state.view().phase()).isEqualTo(Phase.AT_RISK);
+  }
+
+  @Test
+  void aRevocableWaiterTakingOverFromTheHead_readsAndWatchesItsNodeFirst() {
+    AcquisitionState state = newState(true);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true));
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, true));
+    assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, true, SESSION, true)))
+        .as("a revocation asked for while it waited")
+        .isEqualTo(new Step.Grant(17, false, true));
+  }
+
+  @Test
+  void aRevocableTakeoverWhoseNodeIsGone_requeues() {
+    AcquisitionState state = inPhase(Phase.CONFIRMING);
+    assertThat(
+            state.on(
+                new StateEvent.OwnNodeReadFailed(
+                    0, Step.Purpose.CONFIRM, new KeeperException.NoNodeException(OURS))))
+        .isInstanceOf(Step.Requeue.class);
   }
 
   @Test
@@ -561,14 +594,15 @@ class AcquisitionStateTest {
             behindAHold.on(
                 new StateEvent.Created(0, List.of(OURS), 17, SESSION, false, before, true)))
         .isEqualTo(new Step.Watch(0, 1, before));
-    assertThat(behindAHold.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+    assertThat(behindAHold.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
         .as("it held, so it was the head")
-        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, false));
+        .isEqualTo(
+            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
 
     AcquisitionState behindAWaiter = newState(false);
     behindAWaiter.start();
     behindAWaiter.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, false, before, false));
-    assertThat(behindAWaiter.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+    assertThat(behindAWaiter.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
         .isEqualTo(new Step.ReadQueue(0, false));
   }
 
@@ -580,8 +614,9 @@ class AcquisitionStateTest {
             state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true)))
         .isEqualTo(new Step.Watch(0, 1, PATH + "/" + AHEAD));
 
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true)))
-        .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, false));
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true, true)))
+        .isEqualTo(
+            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
   }
 
   @Test
@@ -590,7 +625,7 @@ class AcquisitionStateTest {
     String first = "_c_x-lock-0000000000";
     state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
 
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
         .isEqualTo(new Step.ReadQueue(0, false));
   }
 
@@ -610,7 +645,7 @@ class AcquisitionStateTest {
     state.on(new StateEvent.Created(0, List.of(PATH + "/" + ours), 17, SESSION));
     state.on(new StateEvent.QueueRead(0, List.of(List.of("_c_w-__WRIT__0000000001", ours)), true));
 
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true, true)))
         .isEqualTo(new Step.ReadQueue(0, false));
   }
 
@@ -620,7 +655,7 @@ class AcquisitionStateTest {
     Step.ArmedWatch watch = new FakeWatch();
     assertThat(state.watchArmed(0, 2, watch)).isFalse();
     assertThat(state.watchArmed(0, 1, watch)).isTrue();
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 2, false, false)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 2, false, false, true)))
         .isEqualTo(Step.IGNORE);
 
     Step.End end = (Step.End) state.on(new StateEvent.Withdraw());
@@ -693,8 +728,9 @@ class AcquisitionStateTest {
 
   // ---- getting to a phase ----
 
+  /** A state in {@code phase}; CONFIRMING is a revocable lock's (only it confirms a takeover). */
   private AcquisitionState inPhase(Phase phase) {
-    AcquisitionState state = newState(false);
+    AcquisitionState state = newState(phase == Phase.CONFIRMING);
     Step first = state.start();
     assertThat(first).isEqualTo(new Step.Create(0, "id-1"));
     switch (phase) {
@@ -725,7 +761,7 @@ class AcquisitionStateTest {
       case CONFIRMING:
         state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true));
         if (phase == Phase.CONFIRMING) {
-          state.on(new StateEvent.PredecessorChanged(0, 1, true, false));
+          state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true));
         }
         return;
       default:
