@@ -9,6 +9,7 @@ import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -102,6 +103,38 @@ class LocalHandoffTest {
     }
 
     assertThat(order).containsExactly("local1", "local2", "remote", "local3", "local4", "local5");
+  }
+
+  @Test
+  void aPlaceRightAfterOneThatCouldNotKnowItWasAlone_isBoundedToo_thenTheBoundLifts()
+      throws Exception {
+    CuratorFramework local = zk.newClient();
+    String path = zk.path("lock");
+    ReentrantMutex lock = ReentrantMutex.builder(local, path).localHandoff(1).build();
+    ReentrantMutex remote = new ReentrantMutex(zk.newClient(), path);
+    remote.acquire();
+    CompletableFuture<LockHold> first = lock.acquireAsync().toCompletableFuture();
+    await().until(() -> local.getChildren().forPath(path).size() == 2);
+    remote.release(); // the first place is granted behind another process: it cannot be alone
+
+    List<String> places = new ArrayList<>(); // the process's node during each hold
+    LockHold hold = first.get(10, TimeUnit.SECONDS);
+    for (int i = 0; i < 9; i++) {
+      places.add(local.getChildren().forPath(path).get(0));
+      CompletableFuture<LockHold> next = lock.acquireAsync().toCompletableFuture();
+      hold.close();
+      hold = next.get(10, TimeUnit.SECONDS);
+    }
+    hold.close();
+
+    // place 1 saw the other process; place 2's read left no child watch (the lock had seen a
+    // queue), so it could not know it was alone; place 3 found itself alone and watched, but comes
+    // right after place 2: still one local handoff at most. Place 4 follows a place that was alone.
+    assertThat(places.subList(0, 2)).containsOnly(places.get(0));
+    assertThat(places.subList(2, 4)).containsOnly(places.get(2));
+    assertThat(places.subList(4, 6)).containsOnly(places.get(4));
+    assertThat(places.subList(6, 9)).containsOnly(places.get(6));
+    assertThat(Set.copyOf(places)).hasSize(4);
   }
 
   @Test

@@ -32,8 +32,10 @@ final class Cohort {
    * place is granted, the first waiter holds. When a member releases: the next waiter holds if
    * there is one and (nobody else may wait, or fewer than maxInARow handoffs happened in a row);
    * otherwise the place is released, and taken again if members still wait, at the tail.
-   * "Nobody else may wait": the place was granted by a read that found it alone, and no change of
-   * the queue was heard since. The place's AT_RISK, HELD and LOST go to the member holding.
+   * "Nobody else may wait": the place was granted by a read that found it alone, no change of the
+   * queue was heard since, and the place before it had no sign of others either (another process
+   * that was waiting re-enqueues moments after we give the place back, possibly just after the read
+   * of our next place, and we hear of it only a notification later). The place's AT_RISK, HELD and LOST go to the member holding.
    */
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -60,6 +62,12 @@ final class Cohort {
 
   @GuardedBy("lock")
   private boolean changeHeardWhileTaking; // the queue changed before the grant reached us
+
+  @GuardedBy("lock")
+  private boolean othersSeen; // this place had a sign of another participant
+
+  @GuardedBy("lock")
+  private boolean othersSeenBefore; // the place before this one had
 
   Cohort(CuratorFramework client, String path, Slot slot) {
     this.placeContext = new LockContext(client, path, "cohort");
@@ -181,9 +189,11 @@ final class Cohort {
   @GuardedBy("lock")
   private void takePlace() {
     changeHeardWhileTaking = false;
+    othersSeenBefore = othersSeen;
+    othersSeen = false;
     Acquisition taking = Acquisition.start(placeContext, List.of(slot), null);
     place = taking;
-    taking.onQueueChanged(this::queueChanged);
+    taking.onQueueChanged(() -> queueChanged(taking));
     Callbacks.when(taking.grantedFuture(), (v, failure) -> placeEnded(taking, failure));
   }
 
@@ -217,7 +227,8 @@ final class Cohort {
         inARow = 0;
         // the grant reaches us through the notifier, so the granting read's child watch may
         // already have fired: a change heard meanwhile counts as much as one heard later
-        othersMayWait = changeHeardWhileTaking || !taking.view().alone();
+        othersSeen = othersSeen || changeHeardWhileTaking || !taking.view().alone();
+        othersMayWait = othersSeen || othersSeenBefore;
         first = waiting.poll();
         if (first == null) {
           place = null; // everyone gave up meanwhile
@@ -248,11 +259,18 @@ final class Cohort {
     member.grant(view.nodes().get(0), view.token(), view.owner(), firstOfPlace, view.phase());
   }
 
-  /** Someone changed the queue behind the place: another participant may wait. */
-  private void queueChanged() {
+  /**
+   * Someone changed the queue behind the place: another participant may wait. A place already given
+   * back hears its own delete: that is no sign of anyone.
+   */
+  private void queueChanged(Acquisition changedFor) {
     lock.lock();
     try {
+      if (changedFor != place) {
+        return;
+      }
       othersMayWait = true;
+      othersSeen = true;
       changeHeardWhileTaking = true;
     } finally {
       lock.unlock();
