@@ -8,8 +8,12 @@ package io.lockstep.recipes.locks;
  * share one place in the lock's queue: one node for the process. While the process holds, its local
  * contenders take turns in memory, in arrival order; the node goes back through ZooKeeper (deleted,
  * and created again at the tail if local contenders still wait) when none waits, or after the bound
- * of handoffs in a row while another participant may wait behind it. Another process so waits at
- * most that many local holds more than with Curator's strict order.
+ * of handoffs in a row while another participant may wait behind it. The process learns that
+ * someone waits from ZooKeeper: its place's read of the queue, or a watch on the queue, which tells
+ * of a participant that queued just after that read one notification later; a place taken right
+ * after one that saw another participant keeps to the bound whatever its read finds. So another
+ * process waits about that many local holds more than with Curator's strict order, a few more when
+ * it queued in that moment (the benchmark measures the longest wait).
  *
  * <p><b>Cost.</b> A local handoff sends nothing to ZooKeeper. A hold that asks for its fencing
  * token or its ownership checks, other than the first of a place, first writes the node (one {@code
