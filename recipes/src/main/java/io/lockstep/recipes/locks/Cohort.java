@@ -33,9 +33,10 @@ final class Cohort {
    * there is one and (nobody else may wait, or fewer than maxInARow handoffs happened in a row);
    * otherwise the place is released, and taken again if members still wait, at the tail.
    * "Nobody else may wait": the place was granted by a read that found it alone, no change of the
-   * queue was heard since, and the place before it had no sign of others either (another process
-   * that was waiting re-enqueues moments after we give the place back, possibly just after the read
-   * of our next place, and we hear of it only a notification later). The place's AT_RISK, HELD and LOST go to the member holding.
+   * queue was heard since it was asked for, and the place before it had no sign of others either
+   * (another process that was waiting re-enqueues moments after we give the place back, possibly
+   * just after the read of our next place, and we hear of it only a notification later). The
+   * place's AT_RISK, HELD and LOST go to the member holding.
    */
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -58,13 +59,7 @@ final class Cohort {
   private int inARow; // local handoffs since the place was granted
 
   @GuardedBy("lock")
-  private boolean othersMayWait; // another participant may wait behind the place
-
-  @GuardedBy("lock")
-  private boolean changeHeardWhileTaking; // the queue changed before the grant reached us
-
-  @GuardedBy("lock")
-  private boolean othersSeen; // this place had a sign of another participant
+  private boolean othersSeen; // this place had a sign of another participant, granted or not
 
   @GuardedBy("lock")
   private boolean othersSeenBefore; // the place before this one had
@@ -183,12 +178,11 @@ final class Cohort {
 
   @GuardedBy("lock")
   private boolean mustYield(int maxInARow) {
-    return othersMayWait && inARow >= maxInARow;
+    return (othersSeen || othersSeenBefore) && inARow >= maxInARow;
   }
 
   @GuardedBy("lock")
   private void takePlace() {
-    changeHeardWhileTaking = false;
     othersSeenBefore = othersSeen;
     othersSeen = false;
     Acquisition taking = Acquisition.start(placeContext, List.of(slot), null);
@@ -226,9 +220,8 @@ final class Cohort {
         placeHeld = true;
         inARow = 0;
         // the grant reaches us through the notifier, so the granting read's child watch may
-        // already have fired: a change heard meanwhile counts as much as one heard later
-        othersSeen = othersSeen || changeHeardWhileTaking || !taking.view().alone();
-        othersMayWait = othersSeen || othersSeenBefore;
+        // already have fired: a change heard meanwhile (othersSeen) counts as much as one later
+        othersSeen = othersSeen || !taking.view().alone();
         first = waiting.poll();
         if (first == null) {
           place = null; // everyone gave up meanwhile
@@ -269,9 +262,7 @@ final class Cohort {
       if (changedFor != place) {
         return;
       }
-      othersMayWait = true;
       othersSeen = true;
-      changeHeardWhileTaking = true;
     } finally {
       lock.unlock();
     }
