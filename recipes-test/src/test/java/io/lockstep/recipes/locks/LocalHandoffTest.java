@@ -9,14 +9,19 @@ import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -106,35 +111,154 @@ class LocalHandoffTest {
   }
 
   @Test
-  void aPlaceRightAfterOneThatCouldNotKnowItWasAlone_isBoundedToo_thenTheBoundLifts()
-      throws Exception {
+  void aWaiterTheProcessHasNotHeardOf_isFoundByTheReadAtTheBound() throws Exception {
     CuratorFramework local = zk.newClient();
+    CuratorFramework observer = zk.newClient();
+    String path = zk.path("lock");
+    ReentrantMutex lock = ReentrantMutex.builder(local, path).localHandoff(2).build();
+    ReentrantMutex remote = new ReentrantMutex(zk.newClient(), path);
+    List<String> order = new CopyOnWriteArrayList<>();
+    Map<String, CompletableFuture<LockHold>> holds = new ConcurrentHashMap<>();
+
+    LockHold first = lock.hold(); // found alone: only its child watch would tell of a newcomer
+    for (int i = 1; i <= 4; i++) {
+      holds.put("local" + i, recorded(lock, "local" + i, order));
+    }
+    CountDownLatch resume = new CountDownLatch(1);
+    stallEventThread(local, resume); // the newcomer's child event waits behind this, unheard
+    holds.put("remote", recorded(remote, "remote", order));
+    await().until(() -> observer.getChildren().forPath(path).size() == 2);
+
+    first.close();
+    for (int i = 0; i < 5; i++) {
+      int granted = i + 1;
+      await().until(() -> order.size() >= granted);
+      holds.get(order.get(i)).get(10, TimeUnit.SECONDS).close();
+      if (i == 1) {
+        // the second handoff reached the bound and sent a read whose answer waits behind the
+        // stalled thread too: the place may not be passed on before it arrives
+        resume.countDown();
+      }
+    }
+
+    assertThat(order).containsExactly("local1", "local2", "remote", "local3", "local4");
+  }
+
+  @Test
+  void aPlaceThatFindsItselfAloneAtTheBound_isPassedOnAgain_oneReadPerBound() throws Exception {
+    CuratorFramework local = zk.newClient();
+    CuratorFramework observer = zk.newClient();
     String path = zk.path("lock");
     ReentrantMutex lock = ReentrantMutex.builder(local, path).localHandoff(1).build();
     ReentrantMutex remote = new ReentrantMutex(zk.newClient(), path);
     remote.acquire();
     CompletableFuture<LockHold> first = lock.acquireAsync().toCompletableFuture();
-    await().until(() -> local.getChildren().forPath(path).size() == 2);
-    remote.release(); // the first place is granted behind another process: it cannot be alone
+    await().until(() -> observer.getChildren().forPath(path).size() == 2);
+    remote.release(); // the first place is granted behind another process: someone was there
 
     List<String> places = new ArrayList<>(); // the process's node during each hold
     LockHold hold = first.get(10, TimeUnit.SECONDS);
+    long before = 0;
     for (int i = 0; i < 9; i++) {
-      places.add(local.getChildren().forPath(path).get(0));
+      places.add(observer.getChildren().forPath(path).get(0));
+      if (i == 4) {
+        before = zk.requestsSoFar(local);
+      }
       CompletableFuture<LockHold> next = lock.acquireAsync().toCompletableFuture();
       hold.close();
       hold = next.get(10, TimeUnit.SECONDS);
     }
+    long checks = zk.requestsSoFar(local) - before;
     hold.close();
 
-    // place 1 saw the other process; place 2's read left no child watch (the lock had seen a
-    // queue), so it could not know it was alone; place 3 found itself alone and watched, but comes
-    // right after place 2: still one local handoff at most. Place 4 follows a place that was alone.
+    // place 1 followed the other process; place 2's read left no child watch (the lock had seen a
+    // queue), so it cannot know it is alone; place 3 found itself alone and watched: at each bound
+    // a read finds it alone still, and it keeps its place
     assertThat(places.subList(0, 2)).containsOnly(places.get(0));
     assertThat(places.subList(2, 4)).containsOnly(places.get(2));
-    assertThat(places.subList(4, 6)).containsOnly(places.get(4));
-    assertThat(places.subList(6, 9)).containsOnly(places.get(6));
-    assertThat(Set.copyOf(places)).hasSize(4);
+    assertThat(places.subList(4, 9)).containsOnly(places.get(4));
+    assertThat(Set.copyOf(places)).hasSize(3);
+    assertThat(checks).as("five handoffs at a bound of 1: a read of the queue each").isEqualTo(5);
+  }
+
+  @Test
+  void whileThePlaceAwaitsItsRead_aWaiterGivesUp_anotherJoins_andTheAnswerServesIt()
+      throws Exception {
+    StalledPlace place = StalledPlace.start();
+
+    place.first().close(); // the handoff reaches the bound of 1: its read's answer waits
+    place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for it, held by nobody
+    assertThat(place.third().cancel(true)).as("gave up while the place waited").isTrue();
+    CompletableFuture<LockHold> fourth = place.lock().acquireAsync().toCompletableFuture();
+    place.resume().countDown();
+
+    LockHold fourthHold = fourth.get(10, TimeUnit.SECONDS);
+    assertThat(place.children())
+        .as("found alone: passed on, still the same place")
+        .containsExactly(place.firstPlace());
+    fourthHold.close();
+    assertThat(place.lock().getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void aReadAtTheBoundThatFails_givesThePlaceBack_andTheWaiterTakesANewOne() throws Exception {
+    StalledPlace place = StalledPlace.start();
+    int allButRead = ZooDefs.Perms.ALL & ~ZooDefs.Perms.READ;
+    place
+        .observer()
+        .setACL()
+        .withACL(List.of(new ACL(allButRead, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+        .forPath(place.path());
+
+    place.first().close(); // the handoff reaches the bound: its read is refused
+    LockHold secondHold = place.second().get(10, TimeUnit.SECONDS);
+    place.local().checkExists().forPath("/"); // answered in order: the refusal has arrived too
+    place.observer().setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(place.path());
+    secondHold.close(); // the place waits for the answer
+    place.resume().countDown();
+
+    LockHold thirdHold = place.third().get(10, TimeUnit.SECONDS);
+    assertThat(place.children())
+        .as("the place went back and a new one was taken")
+        .hasSize(1)
+        .doesNotContain(place.firstPlace());
+    thirdHold.close();
+    assertThat(place.lock().getParticipantNodes()).isEmpty();
+  }
+
+  /**
+   * A lock with a bound of 1 whose first hold has two local waiters behind it, and the client's
+   * event thread stalled until {@code resume} opens.
+   */
+  private record StalledPlace(
+      CuratorFramework local,
+      CuratorFramework observer,
+      String path,
+      ReentrantMutex lock,
+      LockHold first,
+      String firstPlace,
+      CompletableFuture<LockHold> second,
+      CompletableFuture<LockHold> third,
+      CountDownLatch resume) {
+
+    static StalledPlace start() throws Exception {
+      CuratorFramework local = zk.newClient();
+      CuratorFramework observer = zk.newClient();
+      String path = zk.path("lock");
+      ReentrantMutex lock = ReentrantMutex.builder(local, path).localHandoff(1).build();
+      LockHold first = lock.hold();
+      String firstPlace = observer.getChildren().forPath(path).get(0);
+      CompletableFuture<LockHold> second = lock.acquireAsync().toCompletableFuture();
+      CompletableFuture<LockHold> third = lock.acquireAsync().toCompletableFuture();
+      CountDownLatch resume = new CountDownLatch(1);
+      stallEventThread(local, resume);
+      return new StalledPlace(
+          local, observer, path, lock, first, firstPlace, second, third, resume);
+    }
+
+    List<String> children() throws Exception {
+      return observer.getChildren().forPath(path);
+    }
   }
 
   @Test
@@ -272,6 +396,41 @@ class LocalHandoffTest {
     a.release();
     waiting.get(10, TimeUnit.SECONDS).close();
     assertThat(a.getParticipantNodes()).isEmpty();
+  }
+
+  private static CompletableFuture<LockHold> recorded(
+      ReentrantMutex lock, String name, List<String> order) {
+    return lock.acquireAsync()
+        .thenApply(
+            hold -> {
+              order.add(name);
+              return hold;
+            })
+        .toCompletableFuture();
+  }
+
+  /**
+   * Occupies the client's event thread until {@code resume} opens: watch events and the answers to
+   * asynchronous requests queue behind it.
+   */
+  private static void stallEventThread(CuratorFramework client, CountDownLatch resume)
+      throws Exception {
+    CountDownLatch stalled = new CountDownLatch(1);
+    client
+        .getZookeeperClient()
+        .getZooKeeper()
+        .sync(
+            "/",
+            (rc, p, ctx) -> {
+              stalled.countDown();
+              try {
+                resume.await(60, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            null);
+    assertThat(stalled.await(10, TimeUnit.SECONDS)).as("event thread stalled").isTrue();
   }
 
   /** Returns once the client's event thread has processed everything the server sent so far. */

@@ -7,6 +7,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
@@ -27,16 +28,20 @@ final class Cohort {
   /*
    * Algorithm notes.
    *
-   * Repeatedly: a member joins; if the place is held and free, the member holds at once; else it
-   * waits in FIFO order and, if the process has no place, one is taken (an Acquisition). When the
-   * place is granted, the first waiter holds. When a member releases: the next waiter holds if
-   * there is one and (nobody else may wait, or fewer than maxInARow handoffs happened in a row);
-   * otherwise the place is released, and taken again if members still wait, at the tail.
-   * "Nobody else may wait": the place was granted by a read that found it alone, no change of the
-   * queue was heard since it was asked for, and the place before it had no sign of others either
-   * (another process that was waiting re-enqueues moments after we give the place back, possibly
-   * just after the read of our next place, and we hear of it only a notification later). The
-   * place's AT_RISK, HELD and LOST go to the member holding.
+   * Repeatedly: a member joins and waits in FIFO order; if the process has no place, one is taken
+   * (an Acquisition). When the place is granted, the first waiter holds. When a member releases:
+   * the next waiter holds if there is one and fewer than maxInARow handoffs happened in a row;
+   * otherwise the place is released, and taken again at the tail if members still wait.
+   *
+   * At the bound, the place is passed on only if nobody else may wait, and that is known only from
+   * a read of the queue: a participant that queued after our last read is heard of through the
+   * child watch a notification later, by which time tens of handoffs in memory have gone by. So
+   * the hold that reaches the bound sends a read of the queue (while it holds, so a hold of any
+   * length hides the round trip); the handoff after it waits for the answer. Only our node: a new
+   * window of maxInARow handoffs begins. Anyone else, a failed read, or a sign seen earlier (a
+   * granting read that was not alone, a queue change heard): the place goes back. Whoever queued
+   * after one read is found by the next, at most maxInARow holds later. The place's AT_RISK, HELD
+   * and LOST go to the member holding.
    */
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -56,13 +61,13 @@ final class Cohort {
   private CohortMember holder;
 
   @GuardedBy("lock")
-  private int inARow; // local handoffs since the place was granted
+  private int inARow; // local handoffs since the place was granted, or since a read found it alone
 
   @GuardedBy("lock")
   private boolean othersSeen; // this place had a sign of another participant, granted or not
 
   @GuardedBy("lock")
-  private boolean othersSeenBefore; // the place before this one had
+  private boolean checking; // a read of the queue, sent at the bound, has not been answered yet
 
   Cohort(CuratorFramework client, String path, Slot slot) {
     this.placeContext = new LockContext(client, path, "cohort");
@@ -70,61 +75,35 @@ final class Cohort {
     placeContext.listeners().addListener(change -> placeChanged(change.state()));
   }
 
-  /** A member of {@code context} joins: holds at once, or waits for its turn. */
+  /** A member of {@code context} joins: it waits for its turn, and a place is taken if needed. */
   CohortMember join(LockContext context, int maxInARow) {
     CohortMember member = new CohortMember(this, context, maxInARow);
-    boolean holdsNow = false;
     lock.lock();
     try {
-      if (placeHeld && holder == null && waiting.isEmpty() && !mustYield(maxInARow)) {
-        holder = member;
-        inARow++;
-        grantTo(member, place, false);
-        holdsNow = true;
-      } else {
-        waiting.add(member);
-        if (place == null) {
-          takePlace();
-        }
+      waiting.add(member);
+      if (place == null) {
+        takePlace();
       }
     } finally {
       lock.unlock();
-    }
-    if (holdsNow) {
-      member.announce();
     }
     return member;
   }
 
   /** A holding member lets go: the next member holds, or the place goes back to ZooKeeper. */
   void release(CohortMember member) {
-    CohortMember next = null;
-    Acquisition giveBack = null;
+    Handover handover;
     lock.lock();
     try {
       if (holder != member) {
         return; // lost, and the place already let go
       }
       holder = null;
-      if (placeHeld && !waiting.isEmpty() && !mustYield(member.maxInARow())) {
-        holder = next = waiting.poll();
-        grantTo(next, place, false);
-        inARow++;
-      } else if (placeHeld) {
-        giveBack = place;
-        place = null;
-        placeHeld = false;
-      }
+      handover = passOn(member.maxInARow());
     } finally {
       lock.unlock();
     }
-    if (next != null) {
-      next.announce();
-    }
-    if (giveBack != null) {
-      giveBack.release(); // deleted in the caller's thread, as a release always is
-      retakeIfWaiting();
-    }
+    carryOut(handover);
   }
 
   /** A waiting member gives up; the place is withdrawn if nobody needs it any more. */
@@ -176,15 +155,111 @@ final class Cohort {
     member.fenced(stat.getMzxid(), stat.getVersion());
   }
 
+  /**
+   * What a release decided, carried out outside the lock: the member now holding is told, or the
+   * place is given back (and taken again if members wait). Both null: nothing to do yet.
+   */
+  private record Handover(CohortMember next, Acquisition giveBack) {
+    static final Handover NONE = new Handover(null, null);
+  }
+
+  /**
+   * After a hold with bound {@code maxInARow}: the next member holds, the place goes back, or, when
+   * the bound is reached and the read sent at it has not answered, the place waits for it.
+   */
   @GuardedBy("lock")
-  private boolean mustYield(int maxInARow) {
-    return (othersSeen || othersSeenBefore) && inARow >= maxInARow;
+  private Handover passOn(int maxInARow) {
+    if (!placeHeld) {
+      return Handover.NONE;
+    }
+    if (waiting.isEmpty() || (inARow >= maxInARow && othersSeen)) {
+      return giveBack();
+    }
+    if (inARow >= maxInARow) {
+      if (!checking) {
+        checkQueue(); // not sent at the grant: a member with a larger bound held then
+      }
+      return Handover.NONE; // checked() passes the place on
+    }
+    return handTo(waiting.poll());
+  }
+
+  @GuardedBy("lock")
+  private Handover handTo(CohortMember next) {
+    holder = next;
+    inARow++;
+    grantTo(next, place, false);
+    if (inARow >= next.maxInARow() && !othersSeen && !checking) {
+      checkQueue();
+    }
+    return new Handover(next, null);
+  }
+
+  @GuardedBy("lock")
+  private Handover giveBack() {
+    Acquisition given = place;
+    place = null;
+    placeHeld = false;
+    return new Handover(null, given);
+  }
+
+  private void carryOut(Handover handover) {
+    if (handover.next() != null) {
+      handover.next().announce();
+    }
+    if (handover.giveBack() != null) {
+      handover.giveBack().release(); // deleted in the caller's thread, as a release always is
+      retakeIfWaiting();
+    }
+  }
+
+  /**
+   * Reads the queue: whether the place is still alone in it decides the handoffs past the bound.
+   */
+  @GuardedBy("lock")
+  private void checkQueue() {
+    checking = true;
+    Acquisition checked = place;
+    String ourName = ZKPaths.getNodeFromPath(checked.view().nodes().get(0));
+    Callbacks.when(
+        placeContext.zk().childrenOnce(List.of(slot.path()), null),
+        (children, failure) -> {
+          boolean alone = failure == null && children.lists().get(0).equals(List.of(ourName));
+          placeContext.scheduler().execute(() -> checked(checked, alone));
+        });
+  }
+
+  /**
+   * The read sent at the bound answered: alone, a new window of handoffs begins; otherwise (someone
+   * queued, our node is gone, or the read failed) the place goes back at the bound. A place waiting
+   * for this answer is passed on or given back now.
+   */
+  private void checked(Acquisition checked, boolean alone) {
+    Handover handover = Handover.NONE;
+    lock.lock();
+    try {
+      if (checked != place || !checking) {
+        return; // given back or lost meanwhile
+      }
+      checking = false;
+      if (alone) {
+        inARow = 0;
+      } else {
+        othersSeen = true;
+      }
+      if (placeHeld && holder == null) {
+        handover = alone && !waiting.isEmpty() ? handTo(waiting.poll()) : giveBack();
+      }
+    } finally {
+      lock.unlock();
+    }
+    carryOut(handover);
   }
 
   @GuardedBy("lock")
   private void takePlace() {
-    othersSeenBefore = othersSeen;
     othersSeen = false;
+    checking = false;
     Acquisition taking = Acquisition.start(placeContext, List.of(slot), null);
     place = taking;
     taking.onQueueChanged(() -> queueChanged(taking));

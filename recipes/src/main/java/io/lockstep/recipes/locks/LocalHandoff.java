@@ -9,13 +9,16 @@ package io.lockstep.recipes.locks;
  * contenders take turns in memory, in arrival order; the node goes back through ZooKeeper (deleted,
  * and created again at the tail if local contenders still wait) when none waits, or after the bound
  * of handoffs in a row while another participant may wait behind it. The process learns that
- * someone waits from ZooKeeper: its place's read of the queue, or a watch on the queue, which tells
- * of a participant that queued just after that read one notification later; a place taken right
- * after one that saw another participant keeps to the bound whatever its read finds. So another
- * process waits about that many local holds more than with Curator's strict order, a few more when
- * it queued in that moment (the benchmark measures the longest wait).
+ * someone waits from ZooKeeper, and a watch tells it a notification after the fact, by which time
+ * tens of local handoffs can have gone by. So the hold that reaches the bound reads the queue (one
+ * {@code getChildren}, sent while it holds), and the next local handoff waits for the answer: if
+ * the process's node is still alone, a new run of handoffs begins; if anyone else is there, the
+ * node goes back. Someone who queued just after one such read is found by the next, so another
+ * process sits through at most the hold in progress and the bound's number of local handoffs after
+ * its node is created: about that many more holds than with Curator's strict order.
  *
- * <p><b>Cost.</b> A local handoff sends nothing to ZooKeeper. A hold that asks for its fencing
+ * <p><b>Cost.</b> A local handoff sends nothing to ZooKeeper; while the process is alone, the read
+ * at each bound is one request per bound's worth of handoffs. A hold that asks for its fencing
  * token or its ownership checks, other than the first of a place, first writes the node (one {@code
  * setData}): its token is that write's zxid, greater than every earlier hold's, and its checks
  * require that version of the node, which an earlier local holder's checks no longer pass.
