@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -66,46 +67,18 @@ class LocalHandoffTest {
     ReentrantMutex lock = ReentrantMutex.builder(local, zk.path("lock")).localHandoff(2).build();
     ReentrantMutex remote = new ReentrantMutex(zk.newClient(), zk.path("lock"));
     List<String> order = new CopyOnWriteArrayList<>();
+    Map<String, CompletableFuture<LockHold>> holds = new ConcurrentHashMap<>();
 
     LockHold first = lock.hold();
-    List<CompletableFuture<LockHold>> locals = new ArrayList<>();
     for (int i = 1; i <= 5; i++) {
-      int n = i;
-      locals.add(
-          lock.acquireAsync()
-              .thenApply(
-                  hold -> {
-                    order.add("local" + n);
-                    return hold;
-                  })
-              .toCompletableFuture());
+      holds.put("local" + i, recorded(lock, "local" + i, order));
     }
-    CompletableFuture<LockHold> other =
-        remote
-            .acquireAsync()
-            .thenApply(
-                hold -> {
-                  order.add("remote");
-                  return hold;
-                })
-            .toCompletableFuture();
+    holds.put("remote", recorded(remote, "remote", order));
     await().until(() -> local.getChildren().forPath(zk.path("lock")).size() == 2);
     eventThreadCaughtUp(local); // the process has heard that someone queued behind it
 
     first.close();
-    for (int i = 0; i < 6; i++) {
-      await().until(() -> order.size() > 0);
-      String next = order.get(order.size() - 1);
-      LockHold hold =
-          next.equals("remote")
-              ? other.get(10, TimeUnit.SECONDS)
-              : locals.get(Integer.parseInt(next.substring(5)) - 1).get(10, TimeUnit.SECONDS);
-      int granted = order.size();
-      hold.close();
-      if (i < 5) {
-        await().until(() -> order.size() > granted);
-      }
-    }
+    closeInTurn(holds, order, 0, 6);
 
     assertThat(order).containsExactly("local1", "local2", "remote", "local3", "local4", "local5");
   }
@@ -130,16 +103,11 @@ class LocalHandoffTest {
     await().until(() -> observer.getChildren().forPath(path).size() == 2);
 
     first.close();
-    for (int i = 0; i < 5; i++) {
-      int granted = i + 1;
-      await().until(() -> order.size() >= granted);
-      holds.get(order.get(i)).get(10, TimeUnit.SECONDS).close();
-      if (i == 1) {
-        // the second handoff reached the bound and sent a read whose answer waits behind the
-        // stalled thread too: the place may not be passed on before it arrives
-        resume.countDown();
-      }
-    }
+    // the second handoff reaches the bound and sends a read whose answer waits behind the stalled
+    // thread too: the place may not be passed on before it arrives
+    closeInTurn(holds, order, 0, 2);
+    resume.countDown();
+    closeInTurn(holds, order, 2, 5);
 
     assertThat(order).containsExactly("local1", "local2", "remote", "local3", "local4");
   }
@@ -226,6 +194,64 @@ class LocalHandoffTest {
     assertThat(place.lock().getParticipantNodes()).isEmpty();
   }
 
+  @Test
+  void aReadAtTheBoundThatFindsOurNodeGone_givesThePlaceBack() throws Exception {
+    StalledPlace place = StalledPlace.start();
+    place.observer().delete().forPath(place.path() + "/" + place.firstPlace()); // by someone else
+
+    place.first().close(); // the handoff reaches the bound: its read finds no node of ours
+    place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for the answer
+    place.resume().countDown();
+
+    LockHold thirdHold = place.third().get(10, TimeUnit.SECONDS);
+    assertThat(place.children())
+        .as("the place went back and a new one was taken")
+        .hasSize(1)
+        .doesNotContain(place.firstPlace());
+    thirdHold.close();
+    assertThat(place.lock().getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void whileThePlaceAwaitsItsRead_theClientCloses_andTheWaiterFails() throws Exception {
+    StalledPlace place = StalledPlace.start();
+
+    place.first().close();
+    place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for its read's answer
+    place.local().close(); // the place is lost, with nobody holding it
+    place.resume().countDown();
+
+    assertThatThrownBy(() -> place.third().get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(LockException.class)
+        .hasMessageContaining("closed");
+    assertThat(place.children()).as("the session's node went with it").isEmpty();
+  }
+
+  @Test
+  void aPlaceThatCannotBeTaken_failsEveryLocalWaiter_andLeavesNothing() throws Exception {
+    CuratorFramework local = zk.newClient();
+    String path = zk.path("lock");
+    int allButCreate = ZooDefs.Perms.ALL & ~ZooDefs.Perms.CREATE;
+    zk.newClient()
+        .create()
+        .creatingParentsIfNeeded()
+        .withACL(List.of(new ACL(allButCreate, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+        .forPath(path);
+    ReentrantMutex lock = ReentrantMutex.builder(local, path).localHandoff().build();
+
+    CompletableFuture<LockHold> first = lock.acquireAsync().toCompletableFuture();
+    CompletableFuture<LockHold> second = lock.acquireAsync().toCompletableFuture();
+
+    for (CompletableFuture<LockHold> waiter : List.of(first, second)) {
+      assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(LockException.class);
+    }
+    assertThat(lock.getParticipantNodes()).isEmpty();
+    assertThatThrownBy(lock::hold).as("and a later attempt too").isInstanceOf(LockException.class);
+  }
+
   /**
    * A lock with a bound of 1 whose first hold has two local waiters behind it, and the client's
    * event thread stalled until {@code resume} opens.
@@ -256,8 +282,13 @@ class LocalHandoffTest {
           local, observer, path, lock, first, firstPlace, second, third, resume);
     }
 
+    /** The lock's nodes; none once the server has removed its emptied container. */
     List<String> children() throws Exception {
-      return observer.getChildren().forPath(path);
+      try {
+        return observer.getChildren().forPath(path);
+      } catch (KeeperException.NoNodeException containerRemoved) {
+        return List.of();
+      }
     }
   }
 
@@ -396,6 +427,19 @@ class LocalHandoffTest {
     a.release();
     waiting.get(10, TimeUnit.SECONDS).close();
     assertThat(a.getParticipantNodes()).isEmpty();
+  }
+
+  /**
+   * Waits for grants {@code from} to {@code to} (exclusive), in the order they come; closes each.
+   */
+  private static void closeInTurn(
+      Map<String, CompletableFuture<LockHold>> holds, List<String> order, int from, int to)
+      throws Exception {
+    for (int i = from; i < to; i++) {
+      int granted = i + 1;
+      await().until(() -> order.size() >= granted);
+      holds.get(order.get(i)).get(10, TimeUnit.SECONDS).close();
+    }
   }
 
   private static CompletableFuture<LockHold> recorded(
