@@ -185,13 +185,7 @@ class LocalHandoffTest {
     secondHold.close(); // the place waits for the answer
     place.resume().countDown();
 
-    LockHold thirdHold = place.third().get(10, TimeUnit.SECONDS);
-    assertThat(place.children())
-        .as("the place went back and a new one was taken")
-        .hasSize(1)
-        .doesNotContain(place.firstPlace());
-    thirdHold.close();
-    assertThat(place.lock().getParticipantNodes()).isEmpty();
+    place.thirdHoldsANewPlace();
   }
 
   @Test
@@ -203,13 +197,7 @@ class LocalHandoffTest {
     place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for the answer
     place.resume().countDown();
 
-    LockHold thirdHold = place.third().get(10, TimeUnit.SECONDS);
-    assertThat(place.children())
-        .as("the place went back and a new one was taken")
-        .hasSize(1)
-        .doesNotContain(place.firstPlace());
-    thirdHold.close();
-    assertThat(place.lock().getParticipantNodes()).isEmpty();
+    place.thirdHoldsANewPlace();
   }
 
   @Test
@@ -280,6 +268,17 @@ class LocalHandoffTest {
       stallEventThread(local, resume);
       return new StalledPlace(
           local, observer, path, lock, first, firstPlace, second, third, resume);
+    }
+
+    /** The third waiter holds on a new place, the first having gone back; then it lets go. */
+    void thirdHoldsANewPlace() throws Exception {
+      LockHold thirdHold = third.get(10, TimeUnit.SECONDS);
+      assertThat(children())
+          .as("the place went back and a new one was taken")
+          .hasSize(1)
+          .doesNotContain(firstPlace);
+      thirdHold.close();
+      assertThat(lock.getParticipantNodes()).isEmpty();
     }
 
     /** The lock's nodes; none once the server has removed its emptied container. */
