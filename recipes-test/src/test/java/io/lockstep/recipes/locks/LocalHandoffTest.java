@@ -158,14 +158,53 @@ class LocalHandoffTest {
     place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for it, held by nobody
     assertThat(place.third().cancel(true)).as("gave up while the place waited").isTrue();
     CompletableFuture<LockHold> fourth = place.lock().acquireAsync().toCompletableFuture();
+    long before = zk.requestsSoFar(place.local());
     place.resume().countDown();
 
     LockHold fourthHold = fourth.get(10, TimeUnit.SECONDS);
     assertThat(place.children())
         .as("found alone: passed on, still the same place")
         .containsExactly(place.firstPlace());
+    assertThat(zk.requestsSoFar(place.local()) - before)
+        .as("only the read at the fourth's grant: the third, withdrawn, was never granted")
+        .isEqualTo(1);
     fourthHold.close();
     assertThat(place.lock().getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void whileThePlaceAwaitsItsRead_theLastWaiterGivesUp_andTheAnswerGivesThePlaceBack()
+      throws Exception {
+    StalledPlace place = StalledPlace.start();
+
+    place.first().close();
+    place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for its read's answer
+    assertThat(place.third().cancel(true)).isTrue(); // nobody waits any more
+    place.resume().countDown();
+
+    await().until(() -> place.children().isEmpty());
+    assertThat(place.lock().getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void membersJoiningWhileThePlaceIsBeingTaken_waitForItInArrivalOrder() throws Exception {
+    CuratorFramework local = zk.newClient();
+    CuratorFramework observer = zk.newClient();
+    String path = zk.path("lock");
+    ReentrantMutex lock = ReentrantMutex.builder(local, path).localHandoff().build();
+    CountDownLatch resume = new CountDownLatch(1);
+    stallEventThread(local, resume); // no answer reaches the place's attempt before the stall ends
+
+    CompletableFuture<LockHold> first = lock.acquireAsync().toCompletableFuture();
+    CompletableFuture<LockHold> second = lock.acquireAsync().toCompletableFuture();
+    resume.countDown();
+
+    LockHold firstHold = first.get(10, TimeUnit.SECONDS);
+    assertThat(observer.getChildren().forPath(path)).as("one place for both").hasSize(1);
+    assertThat(second).isNotDone();
+    firstHold.close();
+    second.get(10, TimeUnit.SECONDS).close();
+    assertThat(lock.getParticipantNodes()).isEmpty();
   }
 
   @Test
@@ -196,6 +235,21 @@ class LocalHandoffTest {
     place.first().close(); // the handoff reaches the bound: its read finds no node of ours
     place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for the answer
     place.resume().countDown();
+
+    place.thirdHoldsANewPlace();
+  }
+
+  @Test
+  void aQueueChangeHeardBeforeTheAnswer_givesThePlaceBack_thoughTheReadFoundItAlone()
+      throws Exception {
+    StalledPlace place = StalledPlace.start();
+    String visitor = place.path() + "/visitor";
+    place.observer().create().forPath(visitor); // fires the place's child watch: heard later
+    place.observer().delete().forPath(visitor);
+
+    place.first().close(); // the handoff reaches the bound: its read finds only our node
+    place.second().get(10, TimeUnit.SECONDS).close(); // the place waits for the answer
+    place.resume().countDown(); // the change is heard first, then the answer
 
     place.thirdHoldsANewPlace();
   }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -60,6 +61,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   private final Telemetry telemetry;
   private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
   private volatile Runnable queueChangedHook; // told when the queue changes while held
+  private volatile Consumer<LockState> stateChangedHook; // told of the hold's changes of state
   private volatile RuntimeException failure;
 
   private Acquisition(LockContext context, List<Slot> slots, Runnable revocationHandler) {
@@ -116,6 +118,14 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   /** Runs {@code hook} when the child watch of the granting read fires: the queue changed. */
   void onQueueChanged(Runnable hook) {
     queueChangedHook = hook;
+  }
+
+  /**
+   * Runs {@code hook}, in order with the grant's announcement, each time the hold's state changes
+   * after its grant (AT_RISK, HELD again, LOST). Unlike the lock's listeners, it names this hold.
+   */
+  void onStateChanged(Consumer<LockState> hook) {
+    stateChangedHook = hook;
   }
 
   /** An answer or a watch event: to the state, and its step carried out. */
@@ -221,6 +231,10 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     telemetry.stateChanged(notice.state(), notice.token());
     if (context.hasListeners()) {
       notifier.submit(() -> context.tellListeners(notice.state(), notice.token()));
+    }
+    Consumer<LockState> hook = stateChangedHook;
+    if (hook != null) {
+      notifier.submit(() -> hook.accept(notice.state()));
     }
   }
 

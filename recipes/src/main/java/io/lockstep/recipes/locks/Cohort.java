@@ -41,7 +41,9 @@ final class Cohort {
    * window of maxInARow handoffs begins. Anyone else, a failed read, or a sign seen earlier (a
    * granting read that was not alone, a queue change heard): the place goes back. Whoever queued
    * after one read is found by the next, at most maxInARow holds later. The place's AT_RISK, HELD
-   * and LOST go to the member holding.
+   * and LOST go to the member holding; they come through the place's own hook, so news of a place
+   * already given back is ignored. A place may be lost before its notice arrives: every handoff
+   * reads its phase first, and a lost place goes back instead of on.
    */
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -72,7 +74,6 @@ final class Cohort {
   Cohort(CuratorFramework client, String path, Slot slot) {
     this.placeContext = new LockContext(client, path, "cohort");
     this.slot = slot;
-    placeContext.listeners().addListener(change -> placeChanged(change.state()));
   }
 
   /** A member of {@code context} joins: it waits for its turn, and a place is taken if needed. */
@@ -172,12 +173,12 @@ final class Cohort {
     if (!placeHeld) {
       return Handover.NONE;
     }
-    if (waiting.isEmpty() || (inARow >= maxInARow && othersSeen)) {
+    if (waiting.isEmpty() || placeLost() || (inARow >= maxInARow && othersSeen)) {
       return giveBack();
     }
     if (inARow >= maxInARow) {
       if (!checking) {
-        checkQueue(); // not sent at the grant: a member with a larger bound held then
+        checkQueue(); // sent at this hold's grant already; here so that no path can strand it
       }
       return Handover.NONE; // checked() passes the place on
     }
@@ -195,6 +196,15 @@ final class Cohort {
     return new Handover(next, null);
   }
 
+  /**
+   * Whether the place is lost already although its notice (see {@link #placeChanged}) has not
+   * reached us yet: it must not be handed on.
+   */
+  @GuardedBy("lock")
+  private boolean placeLost() {
+    return !place.view().phase().isHolding();
+  }
+
   @GuardedBy("lock")
   private Handover giveBack() {
     Acquisition given = place;
@@ -208,7 +218,7 @@ final class Cohort {
       handover.next().announce();
     }
     if (handover.giveBack() != null) {
-      handover.giveBack().release(); // deleted in the caller's thread, as a release always is
+      handover.giveBack().release(); // deleted in this thread, as a release always is
       retakeIfWaiting();
     }
   }
@@ -230,7 +240,8 @@ final class Cohort {
   }
 
   /**
-   * The read sent at the bound answered: alone, a new window of handoffs begins; otherwise (someone
+   * The read sent at the bound answered: alone, and no queue change heard since (a change after the
+   * read may be heard before this runs), a new window of handoffs begins; otherwise (someone
    * queued, our node is gone, or the read failed) the place goes back at the bound. A place waiting
    * for this answer is passed on or given back now.
    */
@@ -242,13 +253,15 @@ final class Cohort {
         return; // given back or lost meanwhile
       }
       checking = false;
-      if (alone) {
+      boolean stillAlone = alone && !othersSeen;
+      if (stillAlone) {
         inARow = 0;
       } else {
         othersSeen = true;
       }
       if (placeHeld && holder == null) {
-        handover = alone && !waiting.isEmpty() ? handTo(waiting.poll()) : giveBack();
+        handover =
+            stillAlone && !waiting.isEmpty() && !placeLost() ? handTo(waiting.poll()) : giveBack();
       }
     } finally {
       lock.unlock();
@@ -263,6 +276,7 @@ final class Cohort {
     Acquisition taking = Acquisition.start(placeContext, List.of(slot), null);
     place = taking;
     taking.onQueueChanged(() -> queueChanged(taking));
+    taking.onStateChanged(state -> placeChanged(taking, state));
     Callbacks.when(taking.grantedFuture(), (v, failure) -> placeEnded(taking, failure));
   }
 
@@ -279,8 +293,7 @@ final class Cohort {
 
   /** The place was granted, or its attempt ended without a grant. */
   private void placeEnded(Acquisition taking, Throwable failure) {
-    CohortMember first = null;
-    boolean unneeded = false;
+    Handover handover = Handover.NONE;
     List<CohortMember> failed = new ArrayList<>();
     lock.lock();
     try {
@@ -297,25 +310,18 @@ final class Cohort {
         // the grant reaches us through the notifier, so the granting read's child watch may
         // already have fired: a change heard meanwhile (othersSeen) counts as much as one later
         othersSeen = othersSeen || !taking.view().alone();
-        first = waiting.poll();
-        if (first == null) {
-          place = null; // everyone gave up meanwhile
-          placeHeld = false;
-          unneeded = true;
+        if (waiting.isEmpty() || placeLost()) {
+          handover = giveBack(); // everyone gave up meanwhile, or it was lost on its way to us
         } else {
-          holder = first;
-          grantTo(first, taking, true);
+          holder = waiting.poll();
+          grantTo(holder, taking, true);
+          handover = new Handover(holder, null);
         }
       }
     } finally {
       lock.unlock();
     }
-    if (first != null) {
-      first.announce();
-    }
-    if (unneeded) {
-      taking.release();
-    }
+    carryOut(handover);
     for (CohortMember member : failed) {
       member.failed(failureOf(taking, failure));
     }
@@ -343,14 +349,20 @@ final class Cohort {
     }
   }
 
-  /** The place's state changed: tell the member holding; a lost place is given up and retaken. */
-  private void placeChanged(LockState state) {
+  /**
+   * The place's state changed: tell the member holding; a lost place is given up and retaken. News
+   * of a place already given back, or of one not granted yet (a grant reads the phase), is stale.
+   */
+  private void placeChanged(Acquisition changed, LockState state) {
     CohortMember holding;
     Acquisition lost = null;
     lock.lock();
     try {
+      if (changed != place || !placeHeld) {
+        return;
+      }
       holding = holder;
-      if (state == LockState.LOST && placeHeld) {
+      if (state == LockState.LOST) {
         lost = place;
         place = null;
         placeHeld = false;
