@@ -118,7 +118,7 @@ class QueueWatchTest {
   void aNodeDeletedWithinTheGrace_isNoticedWhenTheGraceEnds() throws Exception {
     TwoLocks t = TwoLocks.create();
     ReentrantMutex lock = t.lock();
-    lock.holds.context().ownNodeWatchGrace(TimeUnit.SECONDS.toNanos(1));
+    lock.holds.settings().ownNodeWatchGrace(TimeUnit.SECONDS.toNanos(1));
 
     try (LockThread thread = new LockThread("waiter")) {
       CompletableFuture<Void> waited = t.queueBehindTheOther(thread);
@@ -244,7 +244,7 @@ class QueueWatchTest {
   /** Lockstep's mutex with a grace longer than any test, so that no hold watches its node. */
   private static InterProcessLock lockstepMutex(CuratorFramework client, String path) {
     ReentrantMutex mutex = new ReentrantMutex(client, path);
-    mutex.holds.context().ownNodeWatchGrace(TimeUnit.HOURS.toNanos(1));
+    mutex.holds.settings().ownNodeWatchGrace(TimeUnit.HOURS.toNanos(1));
     return mutex;
   }
 

@@ -72,17 +72,17 @@ abstract class AbstractFencedLock implements FencedLock {
 
   @Override
   public Listenable<LockStateListener> getStateListenable() {
-    return holds.context().listeners();
+    return holds.settings().listeners();
   }
 
   @Override
   public CompletionStage<LockHold> acquireAsync() {
-    return holds.handles().acquireAsync(-1, holds.context().scheduler()::execute);
+    return holds.handles().acquireAsync(-1, holds.settings().scheduler()::execute);
   }
 
   @Override
   public CompletionStage<LockHold> acquireAsync(Duration timeout) {
-    return acquireAsync(timeout, holds.context().scheduler()::execute);
+    return acquireAsync(timeout, holds.settings().scheduler()::execute);
   }
 
   @Override

@@ -1,92 +1,104 @@
 package io.lockstep.recipes.locks;
 
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One attempt to take a lock, and the hold it turns into: the engine every recipe runs on.
+ * One attempt to take a lock with a node of its own, and the hold it turns into: the engine every
+ * recipe runs on.
  *
- * <p>{@link AcquisitionState} owns the state and decides; this class carries out its steps: it
- * hands creates to the {@link Enqueuer}, reads the queue, arms a {@link PredecessorWatch}, lets
- * {@link HoldChecks} read our own node, the {@link Janitor} clean up and the {@link Notifier} tell
- * listeners and the caller, keeps its {@link QueuePlace} among this process's nodes, and passes the
- * client's events ({@link ClientEvents}) to the state. Nothing waits inside: ZooKeeper callbacks
- * and watch events drive it, and {@link #grantedFuture()} completes when the lock is held. {@link
- * BlockingAcquire} parks a caller on that future (never on a monitor), {@link Handles} hands out
- * asynchronous holds.
+ * <p>{@link AcquisitionState} owns the state and decides; this class carries out its steps, in the
+ * order they were decided ({@link Outbox}): it hands creates to the {@link Enqueuer}, reads the
+ * queue, arms a {@link PredecessorWatch}, lets {@link HoldChecks} read our own node, the {@link
+ * Janitor} clean up and the {@link Lifecycle} tell listeners, observers and the caller, keeps its
+ * {@link QueuePlace} among this process's nodes, and passes the client's events ({@link
+ * ClientEvents}) to the state. Nothing waits inside: ZooKeeper callbacks and watch events drive it,
+ * and {@link #grantedFuture()} completes when the lock is held.
  */
 final class Acquisition implements Attempt, ClientEvents.Member {
   /*
    * Algorithm notes.
    *
    * Repeatedly (each arrow is a ZooKeeper callback or watch event feeding AcquisitionState):
-   *   create our node(s) (one create, or one multi) -> its stat gives the fencing token and the
-   *     owning session; on a lost answer, find our node by its protection id;
-   *   read the children (one getChildren, or one read-only multi; the first read of a single
-   *     queue leaves a child watch if the lock's last read found no queue);
+   *   create our node(s) (one create, or one multi) -> its stat gives the czxid and the owning
+   *     session; on a lost answer, find our node by its protection id;
+   *   read the children (one getChildren, or one read-only multi, with the parents' pzxid; the
+   *     first read of a single queue leaves a child watch if the lock's last read found no queue);
    *   judge (QueueJudge): hold, or watch node X with getData;
    *   X changed -> read again; X was the head of an append-only queue and is gone -> hold at
    *     once (a revocable lock first reads and watches its node with one getData).
+   * The token is the larger of our czxid and the zxid at which the grant was decided (the read's
+   *   pzxid, the deletion event's zxid): later than every earlier holder's last write.
    * Holding: our own node is watched once the hold has lasted its grace, unless the granting
    *   read's child watch is still armed (it fires at the queue's next change, and then the same).
    * Ending without a grant: the Janitor deletes our nodes, withdraws the watch, sweeps for a
    * create whose outcome is unknown; the blocking caller waits for that within a bound.
    *
    * Threads: callbacks and watch events run on ZooKeeper's event thread, connection events on
-   * Curator's, timers on the Scheduler's; each only asks the state and sends requests. User code
-   * (listeners, revocation) runs through the Notifier, on the Scheduler's threads, in order.
+   * Curator's, timers on the Scheduler's, release and withdraw on the caller's; each only asks the
+   * state and carries out non-blocking steps. User code (listeners, revocation) runs through the
+   * Lifecycle's Notifier, on the Scheduler's threads, in order.
    */
 
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
-  private final LockContext context;
+  /** What the place shared by local holds hears of its own acquisition. */
+  interface PlaceHooks {
+    /** The child watch of the granting read fired: someone changed the queue. No user code. */
+    void queueChanged();
+
+    /** The hold entered {@code state} after its grant, in order with the grant's announcement. */
+    void stateChanged(LockState state);
+  }
+
+  private final LockSettings settings;
   private final AcquisitionState state;
   private final Runnable revocationHandler;
-  private final List<String> lockPaths;
+  private final PlaceHooks hooks;
   private final Enqueuer enqueuer;
   private final HoldChecks holdChecks;
   private final Janitor janitor;
-  private final Notifier notifier;
-  private final ClientEvents clientEvents;
+  private final Lifecycle lifecycle;
   private final QueuePlace place;
-  private final CompletableFuture<Void> granted = new CompletableFuture<>();
-  private final CompletableFuture<Void> decided = new CompletableFuture<>();
-  private final Telemetry telemetry;
-  private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
-  private volatile Runnable queueChangedHook; // told when the queue changes while held
-  private volatile Consumer<LockState> stateChangedHook; // told of the hold's changes of state
-  private volatile RuntimeException failure;
+  private final List<String> lockPaths;
+  private final Outbox<Step> outbox = new Outbox<>(this::run);
+  private final CompletableFuture<Void> deleted = new CompletableFuture<>(); // at release
+  private final CompletableFuture<Void> releaseHeard = new CompletableFuture<>(); // at release
 
-  private Acquisition(LockContext context, List<Slot> slots, Runnable revocationHandler) {
-    this.context = context;
+  private Acquisition(
+      LockSettings settings, List<Slot> slots, Runnable revocationHandler, PlaceHooks hooks) {
+    this.settings = settings;
     this.revocationHandler = revocationHandler;
+    this.hooks = hooks;
     this.lockPaths = Enqueuer.lockPaths(slots);
-    this.place = new QueuePlace(this, context, lockPaths);
+    LockEngine engine = settings.engine();
+    this.place = new QueuePlace(this, settings, lockPaths);
     boolean watchFirstRead = place.watchFirstRead();
     this.state =
         new AcquisitionState(
             slots,
-            context.description(),
+            settings.description(),
             revocationHandler != null,
             watchFirstRead,
-            context.retries(),
-            context.protectionIds(),
-            context.ownNodeWatchGraceNanos());
-    this.holdChecks = new HoldChecks(context.zk(), lockPaths, this::on, context.description());
+            settings.retries(),
+            settings.protectionIds(),
+            settings.ownNodeWatchGraceNanos());
+    this.holdChecks = new HoldChecks(settings.zk(), lockPaths, this::on, settings.description());
     Watcher firstReadWatch = watchFirstRead ? holdChecks.queueWatcher() : null;
-    this.clientEvents = context.clientEvents();
     this.enqueuer =
-        new Enqueuer(context.zk(), slots, firstReadWatch, clientEvents.localQueues(), this::on);
-    this.janitor = new Janitor(context.deletes(), lockPaths);
-    this.notifier = new Notifier(context.scheduler());
-    this.telemetry = new Telemetry(context, clientEvents, notifier);
+        new Enqueuer(settings.zk(), slots, firstReadWatch, engine.localQueues(), this::on);
+    this.janitor = new Janitor(settings.deletes(), lockPaths);
+    this.lifecycle = new Lifecycle(settings);
+    if (hooks != null) {
+      lifecycle.onChange(hooks::stateChanged);
+    }
   }
 
   /**
@@ -94,52 +106,41 @@ final class Acquisition implements Attempt, ClientEvents.Member {
    *
    * @param revocationHandler run when a revocation is requested while held, or null if the lock is
    *     not revocable (a revocable lock watches its own node before the grant, as Curator's does)
+   * @param hooks what a place shared by local holds hears of it, or null
    */
-  static Acquisition start(LockContext context, List<Slot> slots, Runnable revocationHandler) {
+  static Acquisition start(
+      LockSettings settings, List<Slot> slots, Runnable revocationHandler, PlaceHooks hooks) {
     if (slots.isEmpty()) {
       throw new IllegalArgumentException("an acquisition needs at least one queue");
     }
-    Acquisition acquisition = new Acquisition(context, slots, revocationHandler);
-    context.attemptStarted();
+    Acquisition acquisition = new Acquisition(settings, slots, revocationHandler, hooks);
     acquisition.place.active(true);
-    acquisition.telemetry.started();
-    if (acquisition.clientEvents.join(acquisition)) {
-      acquisition.run(acquisition.state.start());
+    acquisition.lifecycle.started();
+    if (settings.engine().events().join(acquisition)) {
+      if (acquisition.state.start(acquisition.outbox)) {
+        acquisition.outbox.drain();
+      }
     } else {
-      acquisition.run(
-          acquisition.state.on(
-              new StateEvent.Closed())); // a closed client: fail at once, send nothing
+      acquisition.on(new StateEvent.Closed()); // a closed client: fail at once, send nothing
     }
     return acquisition;
   }
 
   // ---- carrying out steps ----
 
-  /** Runs {@code hook} when the child watch of the granting read fires: the queue changed. */
-  void onQueueChanged(Runnable hook) {
-    queueChangedHook = hook;
-  }
-
-  /**
-   * Runs {@code hook}, in order with the grant's announcement, each time the hold's state changes
-   * after its grant (AT_RISK, HELD again, LOST). Unlike the lock's listeners, it names this hold.
-   */
-  void onStateChanged(Consumer<LockState> hook) {
-    stateChangedHook = hook;
-  }
-
   /** An answer or a watch event: to the state, and its step carried out. */
   void on(StateEvent event) {
-    Runnable hook = queueChangedHook;
-    if (hook != null && event instanceof StateEvent.QueueChanged) {
-      hook.run();
+    if (hooks != null && event instanceof StateEvent.QueueChanged) {
+      hooks.queueChanged();
     }
     place.heard(event);
-    run(state.on(event));
+    if (state.on(event, outbox)) {
+      outbox.drain();
+    }
   }
 
   /** Carries out one step of the state. */
-  void run(Step step) {
+  private void run(Step step) {
     if (step instanceof Step.Ignore) {
       return;
     } else if (step instanceof Step.Both both) {
@@ -154,24 +155,27 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     } else if (step instanceof Step.ReadQueue read) {
       readQueue(read.epoch(), read.watchQueue());
     } else if (step instanceof Step.Watch watch) {
-      decided.complete(null);
-      PredecessorWatch.arm(context.zk(), context.scheduler(), state, this::on, watch, clientEvents);
+      lifecycle.decided();
+      PredecessorWatch.arm(settings.zk(), settings.engine(), state, this::on, watch);
     } else if (step instanceof Step.ReadOwnNode read) {
       holdChecks.readOwnNode(read);
     } else if (step instanceof Step.Verify verify) {
       holdChecks.verify(verify);
     } else if (step instanceof Step.Later later) {
-      context
+      settings
           .scheduler()
           .schedule(later.delayMillis(), () -> on(new StateEvent.RetryDue(later.epoch())));
     } else if (step instanceof Step.WatchOwnNodeLater later) {
-      context
+      settings
           .scheduler()
           .schedule(later.delayMillis(), () -> on(new StateEvent.OwnNodeWatchDue(later.epoch())));
     } else if (step instanceof Step.Grant grant) {
-      grant(grant);
+      lifecycle.granted(grant.token(), grant.atRisk());
+      if (grant.revoke()) {
+        revoke(); // asked for before we held: honoured right after the grant
+      }
     } else if (step instanceof Step.Notify notice) {
-      notify(notice);
+      lifecycle.changed(notice.state(), notice.token(), notice.reason());
     } else if (step instanceof Step.Revoke) {
       revoke();
     } else if (step instanceof Step.End end) {
@@ -190,101 +194,53 @@ final class Acquisition implements Attempt, ClientEvents.Member {
 
   private void readQueue(int e, boolean watchQueue) {
     Watcher childWatcher = watchQueue && lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
-    ZkRequests zk = context.zk();
+    ZkRequests zk = settings.zk();
     Callbacks.when(
         zk.children(lockPaths, childWatcher),
         (children, error) -> {
           if (error == null) {
-            on(new StateEvent.QueueRead(e, children.lists(), zk.isConnected()));
+            on(
+                new StateEvent.QueueRead(
+                    e, children.lists(), zk.isConnected(), children.decidedAtZxid()));
           } else {
             on(new StateEvent.ReadFailed(e, error));
           }
         });
   }
 
-  /** Listeners hear HELD (and AT_RISK, if granted while disconnected) before the caller wakes. */
-  private void grant(Step.Grant grant) {
-    decided.complete(null);
-    long token = grant.token();
-    telemetry.granted(token);
-    if (context.hasListeners()) {
-      notifier.submit(() -> context.tellListeners(LockState.HELD, token));
-    }
-    if (grant.atRisk()) {
-      telemetry.stateChanged(LockState.AT_RISK, token);
-      if (context.hasListeners()) {
-        notifier.submit(() -> context.tellListeners(LockState.AT_RISK, token));
-      }
-    }
-    notifier.submitQuiet(() -> granted.complete(null)); // after what was queued: HELD first
-    if (grant.revoke()) {
-      revoke(); // asked for before we held: honoured right after the grant
-    }
-  }
-
-  private void notify(Step.Notify notice) {
-    if (notice.state() == LockState.LOST) {
-      log.warn("Lock {} lost: {}", context.description(), notice.reason());
-    } else {
-      log.debug("Lock {} is {}: {}", context.description(), notice.state(), notice.reason());
-    }
-    telemetry.stateChanged(notice.state(), notice.token());
-    if (context.hasListeners()) {
-      notifier.submit(() -> context.tellListeners(notice.state(), notice.token()));
-    }
-    Consumer<LockState> hook = stateChangedHook;
-    if (hook != null) {
-      notifier.submit(() -> hook.accept(notice.state()));
-    }
-  }
-
   private void revoke() {
     if (revocationHandler != null) {
-      notifier.submit(revocationHandler);
+      lifecycle.revoke(revocationHandler);
     }
   }
 
   private void end(Step.End end) {
-    clientEvents.leave(this);
+    settings.engine().events().leave(this);
     place.active(false);
     place.forget(end.cleanup().nodes());
-    context.attemptEnded();
     janitor.ended(end.cleanup());
-    decided.complete(null);
-    telemetry.ended(end.failure() == null ? withdrawnAs : AcquireOutcome.FAILED);
-    if (end.failure() == null) {
-      granted.completeExceptionally(new CancellationException("withdrawn"));
-    } else {
-      failure = end.failure();
-      granted.completeExceptionally(end.failure());
-    }
+    lifecycle.ended(end.failure());
   }
 
   private void requeue(Step.Requeue requeue) {
     place.forget(requeue.cleanup().nodes());
-    log.info("Lock {}: {}; enqueuing again", context.description(), requeue.reason());
+    log.info("Lock {}: {}; enqueuing again", settings.description(), requeue.reason());
     janitor.requeued(requeue.cleanup());
-    context
+    settings
         .scheduler()
         .schedule(requeue.delayMillis(), () -> on(new StateEvent.RetryDue(requeue.epoch())));
   }
 
+  /** The hold was let go: its nodes are deleted in the background, and its end announced. */
   private void released(Step.Release release) {
-    clientEvents.leave(this);
+    settings.engine().events().leave(this);
     place.active(false);
     place.forget(release.nodes());
-    context.attemptEnded();
-    if (release.lostReason() != null) {
-      log.warn(
-          "Released lock {} after it was lost ({}); local state cleared",
-          context.description(),
-          release.lostReason());
-    }
-    context.deletes().deleteNow(release.nodes());
-    telemetry.released(release.token());
-    if (context.hasListeners()) {
-      notifier.deliverNow(() -> context.tellListeners(LockState.RELEASED, release.token()));
-    }
+    Callbacks.when(
+        settings.deletes().deleteGuaranteed(release.nodes()), (v, f) -> deleted.complete(null));
+    Callbacks.when(
+        lifecycle.released(release.token(), release.lostReason()),
+        (v, f) -> releaseHeard.complete(null));
   }
 
   /** Whether this acquisition was granted with {@code path} (a client path) as its node. */
@@ -317,47 +273,38 @@ final class Acquisition implements Attempt, ClientEvents.Member {
 
   // ---- the caller ----
 
-  /** Completes when the lock is held; fails with the attempt's failure, or when withdrawn. */
   @Override
   public CompletableFuture<Void> grantedFuture() {
-    return granted;
+    return lifecycle.grantedFuture();
   }
 
-  /**
-   * Completes when the first attempt reached a verdict (granted, waiting behind a node, or ended):
-   * what a zero budget waits for.
-   */
   @Override
   public CompletableFuture<Void> decided() {
-    return decided;
+    return lifecycle.decidedFuture();
   }
 
-  /** Completes when an attempt that ended without a grant has left nothing behind. */
   @Override
   public CompletableFuture<Void> cleanedUp() {
     return janitor.done();
   }
 
-  /** Why the attempt failed, once it has. */
   @Override
   public RuntimeException failure() {
-    return failure;
+    return lifecycle.failure();
   }
 
   @Override
-  public LockContext context() {
-    return context;
+  public LockSettings settings() {
+    return settings;
   }
 
   /**
    * Withdraws the attempt unless it was granted or failed first: deletes our nodes, removes our
    * watch, sweeps for a create whose answer was lost. Safe at any time, from any thread.
-   *
-   * @param reason what observers hear: {@link AcquireOutcome#TIMED_OUT} or {@code WITHDRAWN}
    */
   @Override
   public Outcome withdraw(AcquireOutcome reason) {
-    withdrawnAs = reason;
+    lifecycle.withdrawing(reason);
     on(new StateEvent.Withdraw());
     Phase phase = state.view().phase();
     if (phase.wasGranted()) {
@@ -367,21 +314,29 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   }
 
   /**
-   * Releases the hold: deletes our nodes in the caller's thread (handed to Curator's background
-   * retries if ZooKeeper is unreachable). Releasing a lost hold clears local state and warns.
+   * Releases the hold and waits until ZooKeeper confirmed the delete of our nodes (at most the
+   * client's connection timeout: then Curator's guaranteed delete goes on in the background) and
+   * the listeners heard RELEASED. Releasing a lost hold clears local state and warns.
    */
   @Override
   public void release() {
-    on(new StateEvent.Release());
+    awaitQuietly(releaseAsync(), settings.connectionTimeoutNanos());
+    if (!lifecycle.isDeliveringHere()) {
+      releaseHeard.join();
+    }
   }
 
-  /** The fencing token, or a {@link LockOwnershipLostException} if the hold was lost. */
+  /** Releases the hold without waiting; the future completes once its nodes are deleted. */
+  CompletableFuture<Void> releaseAsync() {
+    on(new StateEvent.Release());
+    return deleted;
+  }
+
   @Override
   public long checkedFencingToken() {
     return notLost().token();
   }
 
-  /** Throws {@link LockOwnershipLostException} if the hold was lost. */
   @Override
   public void checkNotLost() {
     notLost();
@@ -390,13 +345,7 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   private AcquisitionState.View notLost() {
     AcquisitionState.View view = state.view();
     if (view.phase() == Phase.LOST) {
-      throw new LockOwnershipLostException(
-          "Lock "
-              + context.description()
-              + " was lost by session 0x"
-              + Long.toHexString(view.owner())
-              + ": "
-              + view.lostReason());
+      throw LockFailures.lost(settings.description(), view.owner(), view.lostReason());
     }
     return view;
   }
@@ -411,7 +360,6 @@ final class Acquisition implements Attempt, ClientEvents.Member {
     return state.view().phase();
   }
 
-  /** Our node paths, one per queue. */
   @Override
   public List<String> nodePaths() {
     return state.view().nodes();
@@ -420,13 +368,17 @@ final class Acquisition implements Attempt, ClientEvents.Member {
   /** One check operation per node of ours, for the caller's transaction. */
   @Override
   public List<CuratorOp> ownershipChecks() {
-    return context.zk().checks(notLost().nodes());
+    return settings.zk().checks(notLost().nodes());
   }
 
-  /** The client's connection timeout: the grace given to a first attempt and to a cleanup. */
-  @Override
-  public long connectionTimeoutNanos() {
-    return TimeUnit.MILLISECONDS.toNanos(
-        context.client().getZookeeperClient().getConnectionTimeoutMs());
+  /** Waits for {@code future} for at most {@code nanos}; an interrupt stops the wait, kept. */
+  static void awaitQuietly(CompletableFuture<?> future, long nanos) {
+    try {
+      future.get(nanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      // done waiting
+    }
   }
 }

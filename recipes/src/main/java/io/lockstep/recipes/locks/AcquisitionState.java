@@ -65,7 +65,10 @@ final class AcquisitionState {
   private long owner; // with nodes: the session the server says owns them
 
   @GuardedBy("lock")
-  private long token; // with nodes: their czxid, the fencing token
+  private long token; // with nodes: their czxid; from the grant on, the fencing token
+
+  @GuardedBy("lock")
+  private long decidedAt; // with nodes: the latest zxid a read or event showed us the queue at
 
   @GuardedBy("lock")
   private int requeues; // times our nodes were lost while waiting
@@ -119,6 +122,36 @@ final class AcquisitionState {
     lock.lock();
     try {
       return enqueuing.send();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * As {@link #start()}, the step handed to {@code outbox} under the state lock.
+   *
+   * @return whether the caller must drain the outbox
+   */
+  boolean start(Outbox<Step> outbox) {
+    lock.lock();
+    try {
+      return outbox.add(enqueuing.send());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * As {@link #on(StateEvent)}, the step handed to {@code outbox} under the state lock, so that
+   * steps are carried out in the order they were decided, whichever threads deliver the events.
+   *
+   * @return whether the caller must drain the outbox
+   */
+  boolean on(StateEvent event, Outbox<Step> outbox) {
+    lock.lock();
+    try {
+      Step step = on(event);
+      return step != Step.IGNORE && outbox.add(step);
     } finally {
       lock.unlock();
     }
@@ -279,6 +312,7 @@ final class AcquisitionState {
   private Step adopt(List<String> created, long czxid, long nodeOwner) {
     nodes = List.copyOf(created);
     token = czxid;
+    decidedAt = czxid;
     owner = nodeOwner;
     phase = Phase.READING;
     return firstRead();
@@ -314,6 +348,7 @@ final class AcquisitionState {
       return requeue("our lock node disappeared while waiting");
     }
     boolean watched = waiting.answered();
+    decidedAt = Math.max(decidedAt, read.zxid());
     if (verdict.holds()) {
       // Alone, and told of the next enqueue by the read's child watch; without it, never alone.
       grantedAlone = watched && read.children().stream().allMatch(names -> names.size() == 1);
@@ -339,10 +374,14 @@ final class AcquisitionState {
     if (phase != Phase.WAITING || !waiting.fired(changed.generation())) {
       return Step.IGNORE;
     }
-    if (changed.deleted() && (waiting.watchedHead() || (changed.localHolderLeft() && appendOnly))) {
+    if (changed.deleted()
+        && changed.zxid() > 0
+        && (waiting.watchedHead() || (changed.localHolderLeft() && appendOnly))) {
       // We were next after the head of an append-only queue: nothing can sort ahead of us now.
       // Only a revocable lock reads (and watches) its node first; any other hold finds a node
-      // deleted meanwhile by the read that ends its grace.
+      // deleted meanwhile by the read that ends its grace. Without the deletion's zxid (a server
+      // before 3.9, or a node gone before our watch was set) the read below says when.
+      decidedAt = Math.max(decidedAt, changed.zxid());
       return revocable ? confirm() : grant(false, changed.connected(), false, false);
     }
     phase = Phase.READING;
@@ -408,10 +447,15 @@ final class AcquisitionState {
     return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM, true);
   }
 
-  /** From now on the hold hears every event. */
+  /**
+   * From now on the hold hears every event. Its token is the zxid the grant was decided at, if
+   * later than our czxid: every earlier holder's last write (a local holder's fence, its node's
+   * deletion) came before it, so no token handed out before this grant is larger.
+   */
   @GuardedBy("lock")
   private Step grant(
       boolean revoke, boolean connected, boolean ownNodeWatched, boolean queueWatched) {
+    token = Math.max(token, decidedAt);
     hold =
         new Hold(
             epoch(),

@@ -11,7 +11,9 @@ final class AtomicMultiLock extends AbstractFencedLock {
   private final List<Slot> slots;
 
   AtomicMultiLock(CuratorFramework client, List<Slot> slots) {
-    super(ThreadHolds.of(new LockContext(client, describe(slots), "MultiMutex"), slots));
+    super(
+        ThreadHolds.of(
+            AttemptFactory.plain(LockSettings.of(client, describe(slots), "MultiMutex")), slots));
     this.client = client;
     this.slots = List.copyOf(slots);
   }

@@ -6,8 +6,8 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
  * One attempt to take a lock and the hold it becomes, as the hold tables, the blocking bridge and
- * the handles see it: an {@link Acquisition} with a node of its own, or a {@link CohortMember}
- * taking turns on its process's node.
+ * the handles see it: an {@link Acquisition} with a node of its own, or a {@link PlaceMember}
+ * taking turns on its process's place in the queue.
  */
 interface Attempt {
   /** How an attempt ended, as the caller who gave up sees it. */
@@ -36,11 +36,8 @@ interface Attempt {
   /** Why the attempt failed, once it has. */
   RuntimeException failure();
 
-  /** The client's connection timeout: the grace given to a first try and to a cleanup. */
-  long connectionTimeoutNanos();
-
   /** What the lock object's attempts share. */
-  LockContext context();
+  LockSettings settings();
 
   /** Releases the hold; a lost one is cleared. */
   void release();

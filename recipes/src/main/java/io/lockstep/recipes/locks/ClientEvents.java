@@ -4,22 +4,19 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
-import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEventType;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.curator.framework.listen.Listenable;
-import org.apache.curator.framework.listen.StandardListenerManager;
 import org.apache.curator.framework.state.ConnectionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One per Curator client: hears the client's connection states and its closing, and passes them to
- * every live acquisition of that client. One listener per client, however many locks wait.
+ * The connection states and the closing of one Curator client, passed to every live acquisition of
+ * that client: one listener per client, however many locks wait. Part of the client's {@link
+ * LockEngine}.
  *
  * <p>Curator's {@code close()} posts no connection state; it tells its {@code CuratorListener}s
  * with a {@code CLOSING} event, in the closing thread, before the session ends. A namespace facade
@@ -47,17 +44,10 @@ final class ClientEvents {
   /** How often a client without a close listener is checked while locks are live. */
   private static final long CLOSE_POLL_MILLIS = 100;
 
-  private static final ConcurrentMap<CuratorZookeeperClient, ClientEvents> registry =
-      new ConcurrentHashMap<>();
-
-  private final CuratorZookeeperClient key;
   private final CuratorFramework client;
   private final Scheduler scheduler;
+  private final Runnable onClose;
   private final Set<Member> members = ConcurrentHashMap.newKeySet();
-  private final LocalQueues localQueues = new LocalQueues();
-  private final ConcurrentMap<String, Cohort> cohorts = new ConcurrentHashMap<>();
-  private final StandardListenerManager<LockObserver> observers =
-      StandardListenerManager.standard();
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicBoolean listeningForClose = new AtomicBoolean();
   private final AtomicBoolean polling = new AtomicBoolean();
@@ -65,42 +55,18 @@ final class ClientEvents {
   @GuardedBy("lock")
   private boolean closed;
 
-  private ClientEvents(CuratorZookeeperClient key, CuratorFramework client, Scheduler scheduler) {
-    this.key = key;
+  /**
+   * @param onClose run once, after the members were told, when the client closes
+   */
+  ClientEvents(CuratorFramework client, Scheduler scheduler, Runnable onClose) {
     this.client = client;
     this.scheduler = scheduler;
-  }
-
-  /** The events of {@code client} (and of every namespace facade of it). */
-  static ClientEvents of(CuratorFramework client, Scheduler scheduler) {
-    CuratorZookeeperClient key = client.getZookeeperClient();
-    ClientEvents events =
-        registry.computeIfAbsent(
-            key,
-            k -> {
-              ClientEvents created = new ClientEvents(k, client, scheduler);
-              client.getConnectionStateListenable().addListener((c, s) -> created.changed(s));
-              return created;
-            });
-    events.listenForClose(client);
-    return events;
-  }
-
-  /** The observers of every lock of {@code client}. */
-  static Listenable<LockObserver> observersOf(CuratorFramework client) {
-    return of(client, Background.INSTANCE).observers;
-  }
-
-  StandardListenerManager<LockObserver> observers() {
-    return observers;
-  }
-
-  boolean hasObservers() {
-    return observers.size() > 0;
+    this.onClose = onClose;
+    client.getConnectionStateListenable().addListener((c, s) -> changed(s));
   }
 
   /** Registers a close listener, unless one is registered or the client cannot take one. */
-  private void listenForClose(CuratorFramework viaClient) {
+  void listenForClose(CuratorFramework viaClient) {
     if (listeningForClose.get()) {
       return;
     }
@@ -143,21 +109,6 @@ final class ClientEvents {
   /** Removes an acquisition that has ended. */
   void leave(Member member) {
     members.remove(member);
-  }
-
-  /**
-   * The cohort of this client on the queue of {@code lockZkPath} for {@code slot}'s lock name: one
-   * place in the queue shared by every lock object of the client that hands off locally there.
-   */
-  Cohort cohortOf(String lockZkPath, Slot slot, CuratorFramework lockClient) {
-    return cohorts.computeIfAbsent(
-        lockZkPath + "|" + slot.driver().lockName(),
-        key -> new Cohort(lockClient, slot.path(), slot));
-  }
-
-  /** This client's nodes in each single queue. */
-  LocalQueues localQueues() {
-    return localQueues;
   }
 
   /** How many acquisitions of this client are live. */
@@ -207,7 +158,7 @@ final class ClientEvents {
     } finally {
       lock.unlock();
     }
-    registry.remove(key, this);
+    onClose.run();
     toTell.forEach(Member::closed);
   }
 

@@ -77,7 +77,9 @@ final class Enqueuer {
         zk.childrenOnce(lockPaths, childWatcher),
         (children, failure) -> {
           if (failure == null) {
-            events.accept(new StateEvent.QueueRead(e, children.lists(), zk.isConnected()));
+            events.accept(
+                new StateEvent.QueueRead(
+                    e, children.lists(), zk.isConnected(), children.decidedAtZxid()));
           } else {
             events.accept(new StateEvent.FirstReadFailed(e));
           }

@@ -99,9 +99,14 @@ public interface FencedLock extends InterProcessLock {
   void release();
 
   /**
-   * The fencing token of the caller's hold: the zxid that created its lock node. Tokens strictly
-   * increase across successive holders of one lock, also after its directory is deleted and
-   * recreated, and do not change across reentrant acquisitions. Reading it costs no request.
+   * The fencing token of the caller's hold: a zxid greater than every token handed out for this
+   * lock before this hold was granted, to any holder, in any process. It is the zxid at which the
+   * grant was decided: the one that created the hold's lock node, or, if later, the one of the
+   * queue change that let it hold (the deletion of the node it waited for). So tokens strictly
+   * increase across successive holders of one lock, whatever mix of recipes, local handoff and
+   * Curator's locks share it, also after its directory is deleted and recreated; they do not change
+   * across reentrant acquisitions. Reading it costs no request, except for a lock that hands off
+   * locally (see {@link LocalHandoff}).
    *
    * @return the fencing token
    * @throws IllegalMonitorStateException if the caller does not hold the lock

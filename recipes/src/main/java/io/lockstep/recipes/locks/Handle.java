@@ -17,7 +17,7 @@ final class Handle implements LockHold {
 
   @Override
   public String path() {
-    return acquisition.context().description();
+    return acquisition.settings().description();
   }
 
   @Override

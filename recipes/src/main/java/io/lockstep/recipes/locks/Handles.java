@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * withdraws the attempt; a grant that races the cancel is released, never leaked.
  */
 final class Handles {
-  private final LockContext context;
+  private final AttemptFactory attempts;
   private final Supplier<List<Slot>> slots;
   private final Revocation revocation;
   private final Set<Handle> live = ConcurrentHashMap.newKeySet();
@@ -29,8 +29,8 @@ final class Handles {
    * @param slots the queues a handle's attempt enqueues in
    * @param revocation whether acquisitions are revocable, or null if they never are
    */
-  Handles(LockContext context, Supplier<List<Slot>> slots, Revocation revocation) {
-    this.context = context;
+  Handles(AttemptFactory attempts, Supplier<List<Slot>> slots, Revocation revocation) {
+    this.attempts = attempts;
     this.slots = slots;
     this.revocation = revocation;
   }
@@ -43,7 +43,7 @@ final class Handles {
    */
   LockHold hold(long timeoutNanos) throws InterruptedException {
     Attempt acquisition = start();
-    return BlockingAcquire.await(acquisition, timeoutNanos) ? register(acquisition) : null;
+    return Waits.await(acquisition, timeoutNanos) ? register(acquisition) : null;
   }
 
   /**
@@ -67,7 +67,8 @@ final class Handles {
               }
             });
     if (timeoutNanos >= 0 && timeoutNanos != Long.MAX_VALUE) { // MAX_VALUE: as good as forever
-      context
+      attempts
+          .settings()
           .scheduler()
           .schedule(
               TimeUnit.NANOSECONDS.toMillis(timeoutNanos),
@@ -88,7 +89,7 @@ final class Handles {
 
   private Attempt start() {
     Runnable handler = revocation == null ? null : revocation.handler();
-    return context.startAttempt(slots.get(), handler);
+    return attempts.start(slots.get(), handler);
   }
 
   private Handle register(Attempt acquisition) {
@@ -110,37 +111,28 @@ final class Handles {
   }
 
   /**
-   * The budget ran out: let a first attempt that has not reached a verdict finish (a zero budget
-   * tries once), then withdraw; the future fails with a {@link TimeoutException} once the attempt
-   * left nothing behind (or after the connection timeout).
+   * The budget ran out: {@link Waits#expire} (the first try finishes, the attempt is withdrawn and
+   * cleaned up, each within the grace); the future fails with a {@link TimeoutException} once the
+   * attempt is withdrawn, and a grant or failure that won the race is delivered instead.
    */
   private void onDeadline(
       Attempt acquisition, CompletableFuture<LockHold> result, Executor executor) {
     if (result.isDone()) {
       return;
     }
-    long graceMillis = TimeUnit.NANOSECONDS.toMillis(acquisition.connectionTimeoutNanos());
     Callbacks.when(
-        within(acquisition.decided(), graceMillis),
-        (v, f) -> {
-          if (acquisition.withdraw(AcquireOutcome.TIMED_OUT) != Attempt.Outcome.WITHDRAWN) {
+        Waits.expire(acquisition),
+        (outcome, f) -> {
+          if (outcome != Attempt.Outcome.WITHDRAWN) {
             return; // granted or failed first: deliver tells
           }
           TimeoutException timeout =
               new TimeoutException(
-                  "Lock " + context.description() + " was not granted within the budget");
-          Callbacks.when(
-              within(acquisition.cleanedUp(), graceMillis),
-              (w, g) -> onEnded(() -> result.completeExceptionally(timeout), executor, result));
+                  "Lock "
+                      + attempts.settings().description()
+                      + " was not granted within the budget");
+          onEnded(() -> result.completeExceptionally(timeout), executor, result);
         });
-  }
-
-  /** A future that completes with {@code future}, or after {@code millis} at the latest. */
-  private CompletableFuture<Void> within(CompletableFuture<Void> future, long millis) {
-    CompletableFuture<Void> bounded = new CompletableFuture<>();
-    Callbacks.when(future, (v, f) -> bounded.complete(null));
-    context.scheduler().schedule(millis, () -> bounded.complete(null));
-    return bounded;
   }
 
   /** Runs a completion on the caller's executor; if it refuses, fails the future instead. */
@@ -148,7 +140,8 @@ final class Handles {
     try {
       executor.execute(completion);
     } catch (RejectedExecutionException rejected) {
-      context
+      attempts
+          .settings()
           .scheduler()
           .execute(
               () -> {

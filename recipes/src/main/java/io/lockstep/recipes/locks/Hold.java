@@ -30,10 +30,9 @@ final class Hold {
   private final LongSupplier clock;
   private final long watchDueNanos; // the end of the grace: from then on our node is watched
   private final boolean queueWatched; // the granting read left a child watch
-  private Phase phase;
+  private final Tenure tenure;
   private boolean ownNodeWatched; // a data watch on our (first) node is armed
   private boolean watchScheduled; // an OwnNodeWatchDue is on its way
-  private String lostReason;
 
   /**
    * @param connected the connection's state as the grant came: a grant while disconnected is at
@@ -58,7 +57,7 @@ final class Hold {
     this.nodes = List.copyOf(nodes);
     this.owner = owner;
     this.singleQueue = nodes.size() == 1;
-    this.phase = connected ? Phase.HELD : Phase.AT_RISK;
+    this.tenure = new Tenure(connected);
     this.ownNodeWatched = ownNodeWatched;
     this.queueWatched = queueWatched;
     this.clock = clock;
@@ -70,7 +69,7 @@ final class Hold {
    * node at the end of the grace.
    */
   Step grant(boolean revokeRequested) {
-    Step.Grant grant = new Step.Grant(token, phase == Phase.AT_RISK, revokeRequested);
+    Step.Grant grant = new Step.Grant(token, tenure.phase() == Phase.AT_RISK, revokeRequested);
     if (queueWatched) {
       return grant; // the child watch tells of the next change first
     }
@@ -79,11 +78,11 @@ final class Hold {
   }
 
   Phase phase() {
-    return phase;
+    return tenure.phase();
   }
 
   String lostReason() {
-    return lostReason;
+    return tenure.lostReason();
   }
 
   /** One event in (its epoch already checked), the next step out. */
@@ -91,11 +90,13 @@ final class Hold {
     if (event instanceof StateEvent.Release) {
       return release();
     }
-    if (!phase.isHolding()) {
+    if (!tenure.isHolding()) {
       return Step.IGNORE; // LOST or RELEASED: only a release moves it
     }
     if (event instanceof StateEvent.Suspended) {
-      return phase == Phase.HELD ? atRisk() : Step.IGNORE;
+      return tenure.suspend()
+          ? new Step.Notify(LockState.AT_RISK, token, "connection suspended")
+          : Step.IGNORE;
     } else if (event instanceof StateEvent.Reconnected reconnected) {
       return reconnected.session() == owner
           ? new Step.Verify(epoch, nodes, owner)
@@ -128,18 +129,12 @@ final class Hold {
     return Step.IGNORE; // a waiter's events mean nothing to a hold; a withdrawal comes too late
   }
 
-  private Step atRisk() {
-    phase = Phase.AT_RISK;
-    return new Step.Notify(LockState.AT_RISK, token, "connection suspended");
-  }
-
   private Step verified(StateEvent.Verified verified) {
     if (!verified.stillOurs()) {
       return lose("our lock node is gone or no longer ours after reconnecting");
     }
     ownNodeWatched |= singleQueue;
-    if (phase == Phase.AT_RISK && verified.connected()) {
-      phase = Phase.HELD;
+    if (verified.connected() && tenure.restore()) {
       return new Step.Notify(LockState.HELD, token, "reconnected, our node verified");
     }
     return Step.IGNORE;
@@ -169,17 +164,12 @@ final class Hold {
   }
 
   private Step lose(String reason) {
-    phase = Phase.LOST;
-    lostReason = reason;
+    tenure.lose(reason);
     return new Step.Notify(LockState.LOST, token, reason);
   }
 
   private Step release() {
-    if (phase == Phase.RELEASED) {
-      return Step.IGNORE;
-    }
-    String lost = phase == Phase.LOST ? lostReason : null;
-    phase = Phase.RELEASED;
-    return new Step.Release(nodes, token, lost);
+    String lost = tenure.lostBeforeRelease();
+    return tenure.release() ? new Step.Release(nodes, token, lost) : Step.IGNORE;
   }
 }

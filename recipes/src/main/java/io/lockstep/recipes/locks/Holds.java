@@ -30,7 +30,7 @@ interface Holds {
   boolean isAcquiredInThisProcess();
 
   /** What the lock object's acquisitions share. */
-  LockContext context();
+  LockSettings settings();
 
   /** The holds of this lock object owned by handles. */
   Handles handles();

@@ -160,7 +160,7 @@ public final class KeyedLocks {
   }
 
   private static boolean inUse(AbstractFencedLock lock) {
-    return lock.holds.context().inUse();
+    return lock.holds.settings().inUse();
   }
 
   /** The key's node name: unreserved ASCII kept, everything else percent-encoded UTF-8. */

@@ -26,6 +26,17 @@ final class LockFailures {
         null);
   }
 
+  /** A hold of session {@code owner} was lost, for {@code reason}. */
+  static LockOwnershipLostException lost(String description, long owner, String reason) {
+    return new LockOwnershipLostException(
+        "Lock "
+            + description
+            + " was lost by session 0x"
+            + Long.toHexString(owner)
+            + ": "
+            + reason);
+  }
+
   /** A downgrade's write node is gone: the write hold was lost. */
   static LockOwnershipLostException tieBroken(String description, String writeNode) {
     return new LockOwnershipLostException(

@@ -36,7 +36,9 @@ public interface LockHold extends AutoCloseable {
   String path();
 
   /**
-   * The fencing token of this hold: the zxid that created its lock node. Costs no request.
+   * The fencing token of this hold: greater than every token handed out for the lock before this
+   * hold was granted (see {@link FencedLock#fencingToken()}). Costs no request, except for a lock
+   * that hands off locally (see {@link LocalHandoff}).
    *
    * @return the fencing token
    * @throws LockOwnershipLostException if the hold was lost

@@ -30,7 +30,7 @@ public final class LockObservers {
    * @throws NullPointerException if {@code client} is null
    */
   public static Listenable<LockObserver> of(CuratorFramework client) {
-    return ClientEvents.observersOf(Objects.requireNonNull(client, "client"));
+    return LockEngine.of(Objects.requireNonNull(client, "client")).observers();
   }
 
   /**
@@ -51,6 +51,6 @@ public final class LockObservers {
       throw new IllegalArgumentException(
           "lock: observe the locks a composed MultiMutex is made of, not " + lock);
     }
-    return ((AbstractFencedLock) engine).holds.context().observers();
+    return ((AbstractFencedLock) engine).holds.settings().observers();
   }
 }

@@ -89,11 +89,12 @@ public final class NonReentrantMutex extends AbstractFencedLock {
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
     Slot slot = Slot.of(path, driver, null);
-    LockContext context = new LockContext(client, path, "NonReentrantMutex");
-    if (localHandoffs > 0) {
-      context.handOffLocally(slot, localHandoffs);
-    }
-    return new ObjectHold(context, List.of(slot));
+    LockSettings settings = LockSettings.of(client, path, "NonReentrantMutex");
+    AttemptFactory attempts =
+        localHandoffs > 0
+            ? AttemptFactory.localHandoff(settings, slot, localHandoffs)
+            : AttemptFactory.plain(settings);
+    return new ObjectHold(attempts, List.of(slot));
   }
 
   /**

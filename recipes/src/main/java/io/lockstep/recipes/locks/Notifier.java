@@ -74,6 +74,28 @@ final class Notifier {
     delivered.join();
   }
 
+  /**
+   * Queues a notice that may run user code, and returns a future completed once it has run (and
+   * every notice queued before it).
+   */
+  CompletableFuture<Void> submitTracked(Runnable notice) {
+    CompletableFuture<Void> delivered = new CompletableFuture<>();
+    submit(
+        () -> {
+          try {
+            notice.run();
+          } finally {
+            delivered.complete(null);
+          }
+        });
+    return delivered;
+  }
+
+  /** Whether the current thread is running this notifier's notices (a listener calls us). */
+  boolean isDeliveringHere() {
+    return draining.get() == this;
+  }
+
   private boolean runHereIfIdle(Runnable notice) {
     if (!pending.compareAndSet(0, 1)) {
       return false;

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * lost cannot release a newer one by mistake).
  */
 final class ObjectHold implements Holds {
-  private final LockContext context;
+  private final AttemptFactory attempts;
   private final List<Slot> slots;
   private final Handles handles;
   private final Semaphore permit = new Semaphore(1, true);
@@ -20,10 +20,10 @@ final class ObjectHold implements Holds {
 
   private record Hold(Attempt acquisition, Thread acquirer) {}
 
-  ObjectHold(LockContext context, List<Slot> slots) {
-    this.context = context;
+  ObjectHold(AttemptFactory attempts, List<Slot> slots) {
+    this.attempts = attempts;
     this.slots = List.copyOf(slots);
-    this.handles = new Handles(context, () -> this.slots, null);
+    this.handles = new Handles(attempts, () -> this.slots, null);
   }
 
   @Override
@@ -32,8 +32,8 @@ final class ObjectHold implements Holds {
   }
 
   @Override
-  public LockContext context() {
-    return context;
+  public LockSettings settings() {
+    return attempts.settings();
   }
 
   /**
@@ -46,10 +46,10 @@ final class ObjectHold implements Holds {
     if (timeoutNanos < 0 && hold != null && hold.acquirer() == Thread.currentThread()) {
       throw new IllegalMonitorStateException(
           "The current thread already holds the non-reentrant lock "
-              + context.description()
+              + settings().description()
               + "; acquiring it again would wait forever");
     }
-    long start = context.retries().now();
+    long start = settings().retries().now();
     if (timeoutNanos < 0) {
       permit.acquire();
     } else if (!permit.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS)) {
@@ -58,9 +58,9 @@ final class ObjectHold implements Holds {
     boolean acquired = false;
     try {
       long remaining =
-          timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (context.retries().now() - start));
-      Attempt acquisition = context.startAttempt(slots, null);
-      acquired = BlockingAcquire.await(acquisition, remaining);
+          timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (settings().retries().now() - start));
+      Attempt acquisition = attempts.start(slots, null);
+      acquired = Waits.await(acquisition, remaining);
       if (acquired) {
         held.set(new Hold(acquisition, Thread.currentThread()));
       }
@@ -78,14 +78,14 @@ final class ObjectHold implements Holds {
     if (hold != null && hold.acquirer() == Thread.currentThread()) {
       throw new IllegalMonitorStateException(
           "The current thread already holds the non-reentrant lock "
-              + context.description()
+              + settings().description()
               + "; acquiring it again would wait forever");
     }
     permit.acquireUninterruptibly();
     boolean acquired = false;
     try {
-      Attempt acquisition = context.startAttempt(slots, null);
-      BlockingAcquire.awaitUninterruptibly(acquisition);
+      Attempt acquisition = attempts.start(slots, null);
+      Waits.awaitUninterruptibly(acquisition);
       held.set(new Hold(acquisition, Thread.currentThread()));
       acquired = true;
     } finally {
@@ -100,7 +100,7 @@ final class ObjectHold implements Holds {
   public void release() {
     Hold hold = held.getAndSet(null);
     if (hold == null) {
-      throw new IllegalMonitorStateException("The lock is not held: " + context.description());
+      throw new IllegalMonitorStateException("The lock is not held: " + settings().description());
     }
     try {
       hold.acquisition().release();
@@ -113,7 +113,7 @@ final class ObjectHold implements Holds {
   public Attempt current() {
     Hold hold = held.get();
     if (hold == null) {
-      throw new IllegalMonitorStateException("The lock is not held: " + context.description());
+      throw new IllegalMonitorStateException("The lock is not held: " + settings().description());
     }
     return hold.acquisition();
   }

@@ -22,6 +22,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
 
   private final ZkRequests zk;
   private final Scheduler scheduler;
+  private final WatchRegistry registry;
   private final Consumer<StateEvent> events;
   private final int epoch;
   private final int generation;
@@ -33,31 +34,27 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private volatile boolean removeWhenAnswered; // set before WITHDRAWN
 
   private PredecessorWatch(
-      ZkRequests zk,
-      Scheduler scheduler,
-      Consumer<StateEvent> events,
-      Step.Watch step,
-      ClientEvents clientEvents) {
+      ZkRequests zk, LockEngine engine, Consumer<StateEvent> events, Step.Watch step) {
     this.zk = zk;
-    this.scheduler = scheduler;
+    this.scheduler = engine.scheduler();
+    this.registry = engine.watches();
     this.events = events;
     this.epoch = step.epoch();
     this.generation = step.generation();
     this.path = step.path();
     this.key = new WatchRegistry.Key(zk.currentSessionId(), zk.toZk(path));
-    this.ahead = clientEvents.localQueues().ownerOf(key.zkPath());
+    this.ahead = engine.localQueues().ownerOf(key.zkPath());
   }
 
   /** Arms the watch the step asks for, unless the attempt moved on meanwhile. */
   static void arm(
       ZkRequests zk,
-      Scheduler scheduler,
+      LockEngine engine,
       AcquisitionState state,
       Consumer<StateEvent> events,
-      Step.Watch step,
-      ClientEvents clientEvents) {
-    PredecessorWatch watch = new PredecessorWatch(zk, scheduler, events, step, clientEvents);
-    WatchRegistry.arm(watch.key);
+      Step.Watch step) {
+    PredecessorWatch watch = new PredecessorWatch(zk, engine, events, step);
+    watch.registry.arm(watch.key);
     if (!state.watchArmed(step.epoch(), step.generation(), watch)) {
       watch.end();
       return;
@@ -77,7 +74,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
           }
           end();
           if (Retries.code(failure) == Code.NONODE) {
-            gone(); // already gone, and no watch was left
+            gone(WatchedEvent.NO_ZXID); // already gone, and no watch was left
           } else {
             events.accept(new StateEvent.ReadFailed(epoch, failure));
           }
@@ -94,22 +91,24 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     }
     end();
     if (event.getType() == EventType.NodeDeleted) {
-      gone();
+      gone(event.getZxid());
     } else {
       events.accept(
-          new StateEvent.PredecessorChanged(epoch, generation, false, false, zk.isConnected()));
+          new StateEvent.PredecessorChanged(
+              epoch, generation, false, false, zk.isConnected(), event.getZxid()));
     }
   }
 
   /**
-   * The node is gone. If it was a hold of this process, it was at the head when granted, and
-   * nothing can sort between it and us: the state may take over without reading the queue.
+   * The node is gone, at {@code zxid} if known (else {@link WatchedEvent#NO_ZXID}). If it was a
+   * hold of this process, it was at the head when granted, and nothing can sort between it and us:
+   * the state may take over without reading the queue.
    */
-  private void gone() {
+  private void gone(long zxid) {
     boolean localHolderLeft = ahead != null && ahead.wasGrantedWith(path);
     events.accept(
         new StateEvent.PredecessorChanged(
-            epoch, generation, true, localHolderLeft, zk.isConnected()));
+            epoch, generation, true, localHolderLeft, zk.isConnected(), Math.max(0, zxid)));
   }
 
   @Override
@@ -130,7 +129,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
    * or client is gone (and the watch with it).
    */
   private void removeFromServer(long retryMillis) {
-    if (WatchRegistry.isArmed(key)) {
+    if (registry.isArmed(key)) {
       return;
     }
     Callbacks.when(
@@ -150,6 +149,6 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
 
   /** Marks the watch ended; true if it was the engine's last watch on this path and session. */
   private boolean end() {
-    return ended.compareAndSet(false, true) && WatchRegistry.disarm(key);
+    return ended.compareAndSet(false, true) && registry.disarm(key);
   }
 }

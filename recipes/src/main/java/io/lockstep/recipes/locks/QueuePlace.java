@@ -11,14 +11,14 @@ import java.util.List;
  */
 final class QueuePlace {
   private final Acquisition owner;
-  private final LockContext context;
+  private final LockSettings context;
   private final LocalQueues localQueues;
   private final String queue; // the ZooKeeper path of the single queue, or null for a multi-lock
 
-  QueuePlace(Acquisition owner, LockContext context, List<String> lockPaths) {
+  QueuePlace(Acquisition owner, LockSettings context, List<String> lockPaths) {
     this.owner = owner;
     this.context = context;
-    this.localQueues = context.clientEvents().localQueues();
+    this.localQueues = context.engine().localQueues();
     this.queue = lockPaths.size() == 1 ? context.zk().toZk(lockPaths.get(0)) : null;
   }
 

@@ -23,16 +23,18 @@ final class ReadWriteHolds {
   ReadWriteHolds(CuratorFramework client, String path, byte[] data) {
     this.path = path;
     this.data = data == null ? null : data.clone();
-    LockContext writeContext = new LockContext(client, path, "ReadWriteMutex.WriteLock");
-    LockContext readContext = new LockContext(client, path, "ReadWriteMutex.ReadLock");
+    AttemptFactory writeAttempts =
+        AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.WriteLock"));
+    AttemptFactory readAttempts =
+        AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.ReadLock"));
     List<Slot> write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
     List<Slot> read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
     this.writes =
         new ThreadHolds(
-            writeContext, this::writeSlots, null, new Handles(writeContext, () -> write, null));
+            writeAttempts, this::writeSlots, null, new Handles(writeAttempts, () -> write, null));
     this.reads =
         new ThreadHolds(
-            readContext, this::readSlots, null, new Handles(readContext, () -> read, null));
+            readAttempts, this::readSlots, null, new Handles(readAttempts, () -> read, null));
   }
 
   ThreadHolds reads() {

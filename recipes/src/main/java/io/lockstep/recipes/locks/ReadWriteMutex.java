@@ -41,8 +41,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * requests.
  *
  * <p><b>Limits.</b> See {@link FencedLock}. Fence writes with the write lock's token. Readers share
- * the lock, so a reader's token says little about other readers; and a read hold taken by a
- * downgrade carries a token newer than that of writers queued behind the write hold.
+ * the lock, so readers' tokens say nothing about each other.
  */
 public final class ReadWriteMutex {
   private final ReadLock readLock;

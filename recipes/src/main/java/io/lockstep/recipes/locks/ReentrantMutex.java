@@ -194,15 +194,16 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
     Slot slot = Slot.of(path, driver, null);
-    LockContext context = new LockContext(client, path, "ReentrantMutex");
-    if (localHandoffs > 0) {
-      context.handOffLocally(slot, localHandoffs);
-    }
+    LockSettings settings = LockSettings.of(client, path, "ReentrantMutex");
+    AttemptFactory attempts =
+        localHandoffs > 0
+            ? AttemptFactory.localHandoff(settings, slot, localHandoffs)
+            : AttemptFactory.plain(settings);
     return new ThreadHolds(
-        context,
+        attempts,
         thread -> List.of(revocation.slotFor(slot)),
         revocation,
-        new Handles(context, () -> List.of(revocation.slotFor(slot)), revocation));
+        new Handles(attempts, () -> List.of(revocation.slotFor(slot)), revocation));
   }
 
   /**

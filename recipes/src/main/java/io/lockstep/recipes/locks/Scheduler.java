@@ -2,7 +2,7 @@ package io.lockstep.recipes.locks;
 
 /**
  * Where the engine runs work that must not run on ZooKeeper's event thread: retries after a delay,
- * the rare blocking call, and user callbacks. Injected through {@link LockContext}, so tests can
+ * the rare blocking call, and user callbacks. Injected through {@link LockEngine}, so tests can
  * drive time.
  */
 interface Scheduler {

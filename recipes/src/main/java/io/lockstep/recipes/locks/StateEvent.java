@@ -59,8 +59,13 @@ sealed interface StateEvent {
   /** A delay asked for with {@link Step.Later} is over. */
   record RetryDue(int epoch) implements Stamped {}
 
-  /** The queues were read; {@code connected}: the connection's state as the answer came. */
-  record QueueRead(int epoch, List<List<String>> children, boolean connected) implements Stamped {}
+  /**
+   * The queues were read; {@code connected}: the connection's state as the answer came; {@code
+   * zxid}: the latest change of the queues' children the read reflects (their parents' largest
+   * pzxid), 0 if unknown.
+   */
+  record QueueRead(int epoch, List<List<String>> children, boolean connected, long zxid)
+      implements Stamped {}
 
   /** The read sent right behind the create failed (it is not retried): read again if needed. */
   record FirstReadFailed(int epoch) implements Stamped {}
@@ -71,10 +76,17 @@ sealed interface StateEvent {
   /**
    * The watched node changed or is gone ({@code deleted}); {@code localHolderLeft} if it was the
    * node of a hold of this process (granted, so at the head), which makes us the head now; {@code
-   * connected}: the client's connection as the news arrived (a grant on it is at risk without).
+   * connected}: the client's connection as the news arrived (a grant on it is at risk without);
+   * {@code zxid}: the zxid of the change, from the watch event ({@link
+   * org.apache.zookeeper.WatchedEvent#getZxid()}), or 0 if unknown.
    */
   record PredecessorChanged(
-      int epoch, int generation, boolean deleted, boolean localHolderLeft, boolean connected)
+      int epoch,
+      int generation,
+      boolean deleted,
+      boolean localHolderLeft,
+      boolean connected,
+      long zxid)
       implements Stamped {}
 
   /** Our own node was read (and maybe watched): its owner, and whether it asks us to let go. */

@@ -10,7 +10,7 @@ import java.util.function.Function;
  * side of a {@link ReadWriteMutex} and of {@link MultiMutex}. A reentrant acquire costs no request.
  */
 final class ThreadHolds implements Holds {
-  private final LockContext context;
+  private final AttemptFactory attempts;
   private final Function<Thread, List<Slot>> slots;
   private final Revocation revocation;
   private final Handles handles;
@@ -33,20 +33,21 @@ final class ThreadHolds implements Holds {
    * @param handles the lock object's holds owned by handles
    */
   ThreadHolds(
-      LockContext context,
+      AttemptFactory attempts,
       Function<Thread, List<Slot>> slots,
       Revocation revocation,
       Handles handles) {
-    this.context = context;
+    this.attempts = attempts;
     this.slots = slots;
     this.revocation = revocation;
     this.handles = handles;
   }
 
   /** Holds of a lock that always enqueues in the same queues. */
-  static ThreadHolds of(LockContext context, List<Slot> slots) {
+  static ThreadHolds of(AttemptFactory attempts, List<Slot> slots) {
     List<Slot> fixed = List.copyOf(slots);
-    return new ThreadHolds(context, thread -> fixed, null, new Handles(context, () -> fixed, null));
+    return new ThreadHolds(
+        attempts, thread -> fixed, null, new Handles(attempts, () -> fixed, null));
   }
 
   @Override
@@ -55,8 +56,8 @@ final class ThreadHolds implements Holds {
   }
 
   @Override
-  public LockContext context() {
-    return context;
+  public LockSettings settings() {
+    return attempts.settings();
   }
 
   /**
@@ -79,7 +80,7 @@ final class ThreadHolds implements Holds {
       return false;
     }
     Attempt acquisition = start(queues);
-    if (!BlockingAcquire.await(acquisition, timeoutNanos)) {
+    if (!Waits.await(acquisition, timeoutNanos)) {
       return false;
     }
     holds.put(thread, new Hold(acquisition));
@@ -93,7 +94,7 @@ final class ThreadHolds implements Holds {
       return;
     }
     Attempt acquisition = start(queuesFor(thread, true));
-    BlockingAcquire.awaitUninterruptibly(acquisition);
+    Waits.awaitUninterruptibly(acquisition);
     holds.put(thread, new Hold(acquisition));
   }
 
@@ -114,7 +115,7 @@ final class ThreadHolds implements Holds {
     if (queues == null && untimed) {
       throw new IllegalMonitorStateException(
           "Acquiring lock "
-              + context.description()
+              + settings().description()
               + " would wait forever for a lock the current thread holds");
     }
     return queues;
@@ -122,7 +123,7 @@ final class ThreadHolds implements Holds {
 
   private Attempt start(List<Slot> queues) {
     Runnable revocationHandler = revocation == null ? null : revocation.handler();
-    return context.startAttempt(queues, revocationHandler);
+    return attempts.start(queues, revocationHandler);
   }
 
   /** Releases one hold count of the current thread; the last one deletes the node. */
@@ -169,7 +170,7 @@ final class ThreadHolds implements Holds {
   private IllegalMonitorStateException notOwner() {
     return new IllegalMonitorStateException(
         "You do not own the lock: "
-            + context.description()
+            + settings().description()
             + " (thread "
             + Thread.currentThread().getName()
             + ")");

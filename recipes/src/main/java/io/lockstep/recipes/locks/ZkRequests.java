@@ -42,8 +42,11 @@ final class ZkRequests {
   /** Our nodes, one per slot, their creating zxid, and the session the server says owns them. */
   record Created(List<String> nodePaths, long czxid, long owner) {}
 
-  /** The children of each path read, and the session that read them. */
-  record Children(List<List<String>> lists, long session) {}
+  /**
+   * The children of each path read, the session that read them, and the latest change of those
+   * children the read reflects: the largest pzxid of the paths (0 for paths that do not exist).
+   */
+  record Children(List<List<String>> lists, long session, long decidedAtZxid) {}
 
   /** A node's data and stat, and the session that read them. */
   record NodeData(byte[] data, Stat stat, long session) {}
@@ -156,11 +159,12 @@ final class ZkRequests {
         zk.getChildren(
             toZk(path),
             childWatcher,
-            (rc, p, ctx, children) -> {
+            (rc, p, ctx, children, stat) -> {
               if (rc == Code.OK.intValue()) {
-                result.complete(new Children(List.of(children), zk.getSessionId()));
+                result.complete(
+                    new Children(List.of(children), zk.getSessionId(), stat.getPzxid()));
               } else if (rc == Code.NONODE.intValue()) {
-                result.complete(new Children(List.of(List.of()), zk.getSessionId()));
+                result.complete(new Children(List.of(List.of()), zk.getSessionId(), 0));
               } else {
                 result.completeExceptionally(KeeperException.create(Code.get(rc), path));
               }
@@ -168,9 +172,12 @@ final class ZkRequests {
             null);
         return result;
       }
-      List<Op> ops = new ArrayList<>(paths.size());
+      // Each path's children, then its stat (for the pzxid): a read-only multi has no
+      // getChildren2, and a stat read after the children is at least as recent as they are.
+      List<Op> ops = new ArrayList<>(2 * paths.size());
       for (String path : paths) {
         ops.add(Op.getChildren(toZk(path)));
+        ops.add(Op.getData(toZk(path)));
       }
       zk.multi(
           ops,
@@ -179,20 +186,26 @@ final class ZkRequests {
               result.completeExceptionally(KeeperException.create(Code.get(rc)));
               return;
             }
-            List<List<String>> lists = new ArrayList<>(results.size());
+            List<List<String>> lists = new ArrayList<>(paths.size());
+            long pzxid = 0;
             for (int i = 0; i < results.size(); i++) {
               OpResult op = results.get(i);
-              if (op instanceof OpResult.GetChildrenResult) {
-                lists.add(((OpResult.GetChildrenResult) op).getChildren());
+              if (op instanceof OpResult.GetChildrenResult children) {
+                lists.add(children.getChildren());
+              } else if (op instanceof OpResult.GetDataResult data) {
+                pzxid = Math.max(pzxid, data.getStat().getPzxid());
               } else if (((OpResult.ErrorResult) op).getErr() == Code.NONODE.intValue()) {
-                lists.add(List.of());
+                if (i % 2 == 0) {
+                  lists.add(List.of());
+                }
               } else {
                 int err = ((OpResult.ErrorResult) op).getErr();
-                result.completeExceptionally(KeeperException.create(Code.get(err), paths.get(i)));
+                result.completeExceptionally(
+                    KeeperException.create(Code.get(err), paths.get(i / 2)));
                 return;
               }
             }
-            result.complete(new Children(lists, zk.getSessionId()));
+            result.complete(new Children(lists, zk.getSessionId(), pzxid));
           },
           null);
     } catch (KeeperException | RuntimeException e) {
@@ -223,6 +236,35 @@ final class ZkRequests {
                   }
                 },
                 null);
+          } catch (KeeperException | RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+          return result;
+        });
+  }
+
+  /**
+   * Writes {@code data} to {@code path}, any version (retried as the client's policy allows: the
+   * same data twice is the same data). Completes with the node's stat after the write.
+   */
+  CompletableFuture<Stat> setData(String path, byte[] data) {
+    return retrying(
+        () -> {
+          CompletableFuture<Stat> result = new CompletableFuture<>();
+          try {
+            handle()
+                .setData(
+                    toZk(path),
+                    data,
+                    -1,
+                    (rc, p, ctx, stat) -> {
+                      if (rc == Code.OK.intValue()) {
+                        result.complete(stat);
+                      } else {
+                        result.completeExceptionally(KeeperException.create(Code.get(rc), path));
+                      }
+                    },
+                    null);
           } catch (KeeperException | RuntimeException e) {
             result.completeExceptionally(e);
           }

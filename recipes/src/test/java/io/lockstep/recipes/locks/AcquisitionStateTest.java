@@ -38,6 +38,9 @@ class AcquisitionStateTest {
 
   private static final long GRACE = TimeUnit.MILLISECONDS.toNanos(100);
 
+  /** The zxid at which the node ahead of ours was deleted: after our create (czxid 17). */
+  private static final long DELETED_AT = 23;
+
   private final AtomicLong clock = new AtomicLong();
   private RetryPolicy policy = new RetryNTimes(3, 100);
 
@@ -51,10 +54,12 @@ class AcquisitionStateTest {
         s -> s.on(new StateEvent.CreateFailed(0, new KeeperException.NoNodeException(PATH)))),
     FOUND_OURS(
         s -> s.on(new StateEvent.OwnNodeSearched(0, List.of(OURS), true, SESSION, 17, SESSION))),
-    READ_HOLDS(s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true))),
-    READ_WAITS(s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true))),
+    READ_HOLDS(s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17))),
+    READ_WAITS(
+        s -> s.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true, 17))),
     FIRST_READ_FAILED(s -> s.on(new StateEvent.FirstReadFailed(0))),
-    PREDECESSOR_GONE(s -> s.on(new StateEvent.PredecessorChanged(0, 1, true, false, true))),
+    PREDECESSOR_GONE(
+        s -> s.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT))),
     OWN_NODE_CONFIRMED(
         s -> s.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true))),
     OWN_NODE_GONE(s -> s.on(new StateEvent.OwnNodeChanged(0, true))),
@@ -150,9 +155,9 @@ class AcquisitionStateTest {
     int epoch = ((Step.Requeue) requeue).epoch();
     assertThat(epoch).isEqualTo(1);
 
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(Step.IGNORE);
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT)))
         .isEqualTo(Step.IGNORE);
     assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, false, SESSION, true)))
         .isEqualTo(Step.IGNORE);
@@ -165,7 +170,7 @@ class AcquisitionStateTest {
   @Test
   void grantRacingAWithdrawal_exactlyOneWins() {
     AcquisitionState granted = inPhase(Phase.READING);
-    assertThat(granted.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(granted.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isInstanceOf(Step.Grant.class);
     assertThat(granted.on(new StateEvent.Withdraw())).isEqualTo(Step.IGNORE);
     assertThat(granted.view().phase()).isEqualTo(Phase.HELD);
@@ -173,7 +178,7 @@ class AcquisitionStateTest {
     AcquisitionState withdrawn = inPhase(Phase.READING);
     Step end = withdrawn.on(new StateEvent.Withdraw());
     assertThat(end).isEqualTo(new Step.End(null, Step.Cleanup.nodes(List.of(OURS))));
-    assertThat(withdrawn.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(withdrawn.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(Step.IGNORE);
     assertThat(withdrawn.view().phase()).isEqualTo(Phase.WITHDRAWN);
   }
@@ -258,7 +263,7 @@ class AcquisitionStateTest {
     state.on(
         new StateEvent.Created(
             0, List.of(OURS), 17, SESSION)); // sent before the first connect: owner from stat
-    state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true));
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17));
 
     assertThat(state.on(new StateEvent.Reconnected(SESSION)))
         .isEqualTo(new Step.Verify(0, List.of(OURS), SESSION));
@@ -268,7 +273,7 @@ class AcquisitionStateTest {
   @Test
   void aGrantWhileDisconnected_isAtRiskAtOnce_andHeldOnceVerified() {
     AcquisitionState state = inPhase(Phase.READING);
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), false)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), false, 17)))
         .isEqualTo(new Step.Grant(17, true, false));
     assertThat(state.view().phase()).isEqualTo(Phase.AT_RISK);
 
@@ -355,7 +360,7 @@ class AcquisitionStateTest {
     AcquisitionState state = newState(true);
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, true));
 
     boolean revoke = true; // the node's data is Curator's revocation request
@@ -384,7 +389,7 @@ class AcquisitionStateTest {
         .as("the read after the create's answer")
         .isEqualTo(new Step.ReadQueue(0, false));
 
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(
             new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
     assertThat(state.view().alone())
@@ -407,7 +412,7 @@ class AcquisitionStateTest {
     assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false)))
         .isEqualTo(Step.IGNORE);
 
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(
             new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
   }
@@ -418,7 +423,7 @@ class AcquisitionStateTest {
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false));
 
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(new Step.Grant(17, false, false));
     assertThat(state.view().alone()).isTrue();
   }
@@ -435,12 +440,12 @@ class AcquisitionStateTest {
   void onlyTheFirstReadWatchesTheQueue_soAGrantByALaterReadWatchesOurNodeAfterItsGrace() {
     AcquisitionState state = inPhase(Phase.READING);
     String first = "_c_x-lock-0000000000";
-    state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true, 17));
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT)))
         .as("a later read: no child watch")
         .isEqualTo(new Step.ReadQueue(0, false));
 
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(
             new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
     assertThat(state.on(new StateEvent.QueueChanged()))
@@ -495,9 +500,10 @@ class AcquisitionStateTest {
   @Test
   void aWaiterTakingOverFromTheHead_holdsWithoutARead_andWatchesItsNodeAfterTheGrace() {
     AcquisitionState state = inPhase(Phase.WAITING);
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT)))
         .isEqualTo(
-            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
+            new Step.Both(
+                new Step.Grant(DELETED_AT, false, false), new Step.WatchOwnNodeLater(0, 100)));
     assertThat(state.view().phase()).isEqualTo(Phase.HELD);
     assertThat(state.on(new StateEvent.OwnNodeWatchDue(0)))
         .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.WATCH, true));
@@ -506,9 +512,10 @@ class AcquisitionStateTest {
   @Test
   void aTakeoverHeardWhileDisconnected_isAtRiskAtOnce() {
     AcquisitionState state = inPhase(Phase.WAITING);
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, false)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, false, DELETED_AT)))
         .isEqualTo(
-            new Step.Both(new Step.Grant(17, true, false), new Step.WatchOwnNodeLater(0, 100)));
+            new Step.Both(
+                new Step.Grant(DELETED_AT, true, false), new Step.WatchOwnNodeLater(0, 100)));
     assertThat(state.view().phase()).isEqualTo(Phase.AT_RISK);
   }
 
@@ -517,12 +524,12 @@ class AcquisitionStateTest {
     AcquisitionState state = newState(true);
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
-    state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true));
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true, 17));
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT)))
         .isEqualTo(new Step.ReadOwnNode(0, OURS, Step.Purpose.CONFIRM, true));
     assertThat(state.on(new StateEvent.OwnNodeRead(0, Step.Purpose.CONFIRM, true, SESSION, true)))
         .as("a revocation asked for while it waited")
-        .isEqualTo(new Step.Grant(17, false, true));
+        .isEqualTo(new Step.Grant(DELETED_AT, false, true));
   }
 
   @Test
@@ -548,7 +555,7 @@ class AcquisitionStateTest {
             0);
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(
             new Step.Both(
                 new Step.Grant(17, false, false),
@@ -568,7 +575,7 @@ class AcquisitionStateTest {
             GRACE);
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isEqualTo(
             new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
     return state;
@@ -581,7 +588,7 @@ class AcquisitionStateTest {
     assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false)))
         .isEqualTo(Step.IGNORE);
     assertThat(state.view().phase()).isEqualTo(Phase.READING);
-    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true)))
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
         .isInstanceOf(Step.Grant.class);
   }
 
@@ -594,15 +601,19 @@ class AcquisitionStateTest {
             behindAHold.on(
                 new StateEvent.Created(0, List.of(OURS), 17, SESSION, false, before, true)))
         .isEqualTo(new Step.Watch(0, 1, before));
-    assertThat(behindAHold.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+    assertThat(
+            behindAHold.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT)))
         .as("it held, so it was the head")
         .isEqualTo(
-            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
+            new Step.Both(
+                new Step.Grant(DELETED_AT, false, false), new Step.WatchOwnNodeLater(0, 100)));
 
     AcquisitionState behindAWaiter = newState(false);
     behindAWaiter.start();
     behindAWaiter.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, false, before, false));
-    assertThat(behindAWaiter.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+    assertThat(
+            behindAWaiter.on(
+                new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT)))
         .isEqualTo(new Step.ReadQueue(0, false));
   }
 
@@ -611,21 +622,23 @@ class AcquisitionStateTest {
     AcquisitionState state = inPhase(Phase.READING);
     String first = "_c_x-lock-0000000000";
     assertThat(
-            state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true)))
+            state.on(
+                new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true, 17)))
         .isEqualTo(new Step.Watch(0, 1, PATH + "/" + AHEAD));
 
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true, true, DELETED_AT)))
         .isEqualTo(
-            new Step.Both(new Step.Grant(17, false, false), new Step.WatchOwnNodeLater(0, 100)));
+            new Step.Both(
+                new Step.Grant(DELETED_AT, false, false), new Step.WatchOwnNodeLater(0, 100)));
   }
 
   @Test
   void aWaiterDeeperInTheQueue_readsItAgain_whenItsPredecessorWasNotAHold() {
     AcquisitionState state = inPhase(Phase.READING);
     String first = "_c_x-lock-0000000000";
-    state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true));
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(first, AHEAD, OURS_NAME)), true, 17));
 
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT)))
         .isEqualTo(new Step.ReadQueue(0, false));
   }
 
@@ -643,9 +656,10 @@ class AcquisitionStateTest {
             GRACE);
     state.start();
     state.on(new StateEvent.Created(0, List.of(PATH + "/" + ours), 17, SESSION));
-    state.on(new StateEvent.QueueRead(0, List.of(List.of("_c_w-__WRIT__0000000001", ours)), true));
+    state.on(
+        new StateEvent.QueueRead(0, List.of(List.of("_c_w-__WRIT__0000000001", ours)), true, 17));
 
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, true, true, DELETED_AT)))
         .isEqualTo(new Step.ReadQueue(0, false));
   }
 
@@ -655,7 +669,7 @@ class AcquisitionStateTest {
     Step.ArmedWatch watch = new FakeWatch();
     assertThat(state.watchArmed(0, 2, watch)).isFalse();
     assertThat(state.watchArmed(0, 1, watch)).isTrue();
-    assertThat(state.on(new StateEvent.PredecessorChanged(0, 2, false, false, true)))
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 2, false, false, true, DELETED_AT)))
         .isEqualTo(Step.IGNORE);
 
     Step.End end = (Step.End) state.on(new StateEvent.Withdraw());
@@ -697,7 +711,8 @@ class AcquisitionStateTest {
                 new StateEvent.QueueRead(
                     0,
                     List.of(List.of("_c_id-1-lock-0000000001"), List.of("_c_id-1-lock-0000000001")),
-                    true)))
+                    true,
+                    5)))
         .isInstanceOf(Step.Grant.class);
     assertThat(state.on(new StateEvent.QueueChanged())).isEqualTo(Step.IGNORE);
   }
@@ -722,7 +737,7 @@ class AcquisitionStateTest {
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     Step.End end =
-        (Step.End) state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true));
+        (Step.End) state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17));
     assertThat(end.failure()).isInstanceOf(LockException.class).hasMessageContaining("driver");
   }
 
@@ -759,13 +774,13 @@ class AcquisitionStateTest {
         return;
       case WAITING:
       case CONFIRMING:
-        state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true));
+        state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true, 17));
         if (phase == Phase.CONFIRMING) {
-          state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true));
+          state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, DELETED_AT));
         }
         return;
       default:
-        state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true));
+        state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17));
         if (phase == Phase.AT_RISK) {
           state.on(new StateEvent.Suspended());
         } else if (phase == Phase.LOST) {
@@ -803,5 +818,57 @@ class AcquisitionStateTest {
 
     @Override
     public void forget() {}
+  }
+
+  // Issue 20: a grant takes its token from when it was decided, not from when its node was made.
+  @Test
+  void aGrantOnThePredecessorsDeletion_takesTheDeletionsZxidAsToken() {
+    AcquisitionState state = newState(false);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true, 17));
+
+    Step step = state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, 40));
+
+    assertThat(((Step.Both) step).first()).isEqualTo(new Step.Grant(40, false, false));
+    assertThat(state.view().token()).as("what fencingToken() returns").isEqualTo(40);
+  }
+
+  @Test
+  void aGrantByARead_takesTheQueuesLastChangeAsToken() {
+    AcquisitionState state = newState(false);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
+
+    Step step = state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 31));
+
+    assertThat(step).isEqualTo(new Step.Grant(31, false, false));
+    assertThat(state.view().token()).isEqualTo(31);
+  }
+
+  @Test
+  void aTokenIsNeverBelowTheNodesCzxid() {
+    AcquisitionState state = newState(false);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
+
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 0)))
+        .as("a read that could not say when")
+        .isEqualTo(new Step.Grant(17, false, false));
+  }
+
+  @Test
+  void aDeletionWithoutItsZxid_isNotTakenOver_butReadsTheQueue() {
+    AcquisitionState state = newState(false);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
+    state.on(new StateEvent.QueueRead(0, List.of(List.of(AHEAD, OURS_NAME)), true, 17));
+
+    assertThat(state.on(new StateEvent.PredecessorChanged(0, 1, true, false, true, 0)))
+        .as("an old server's event, or a node gone before our watch was set")
+        .isEqualTo(new Step.ReadQueue(0, false));
+    assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 44)))
+        .isInstanceOf(Step.Both.class);
+    assertThat(state.view().token()).isEqualTo(44);
   }
 }

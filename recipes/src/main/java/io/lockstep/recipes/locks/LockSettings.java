@@ -1,20 +1,20 @@
 package io.lockstep.recipes.locks;
 
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.listen.Listenable;
 import org.apache.curator.framework.listen.StandardListenerManager;
 
 /**
- * What every acquisition of one lock object shares: the client and its ZooKeeper calls, the lock's
- * name, its listeners, and the clock and scheduler (injected here, so tests can drive time).
+ * What every attempt of one lock object shares: its client (or namespace facade) and that client's
+ * ZooKeeper calls, the lock's name and recipe for messages and events, its listeners and observers,
+ * and what its last read of the queue found. The clock and the scheduler are the client's, in its
+ * {@link LockEngine}.
  */
-final class LockContext {
+final class LockSettings {
   /**
    * How long a hold goes before it watches its own node, when nothing else would tell it of the
    * node's deletion: a hold shorter than this (most contended holds) costs no request and no watch
@@ -22,16 +22,15 @@ final class LockContext {
    */
   static final long OWN_NODE_WATCH_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
+  private final LockEngine engine;
   private final CuratorFramework client;
   private final String description;
   private final String recipe;
+  private final boolean observed;
   private final Retries retries;
-  private final Scheduler scheduler;
   private final ZkRequests zk;
   private final NodeDeletes deletes;
   private final Supplier<String> protectionIds;
-  private volatile Cohort cohort; // set once, for a lock object that hands off locally
-  private volatile int maxInARow;
   private final StandardListenerManager<LockStateListener> listeners =
       StandardListenerManager.standard();
   private final StandardListenerManager<LockObserver> observers =
@@ -43,32 +42,40 @@ final class LockContext {
   /**
    * @param description the lock path, or the paths of a multi-lock, for messages and events
    * @param recipe the recipe's name, for observers and events
+   * @param observed whether observers and the Flight Recorder hear of its attempts (a place shared
+   *     by local holds is not: its members are)
    */
-  LockContext(CuratorFramework client, String description, String recipe) {
-    this(
-        client,
-        description,
-        recipe,
-        System::nanoTime,
-        Background.INSTANCE,
-        NodeNames::newProtectionId);
-  }
-
-  LockContext(
+  LockSettings(
+      LockEngine engine,
       CuratorFramework client,
       String description,
       String recipe,
-      LongSupplier clock,
-      Scheduler scheduler,
+      boolean observed,
       Supplier<String> protectionIds) {
+    this.engine = Objects.requireNonNull(engine, "engine");
     this.client = Objects.requireNonNull(client, "client");
     this.description = Objects.requireNonNull(description, "description");
     this.recipe = Objects.requireNonNull(recipe, "recipe");
-    this.retries = new Retries(() -> client.getZookeeperClient().getRetryPolicy(), clock);
-    this.scheduler = scheduler;
-    this.zk = new ZkRequests(client, retries, scheduler);
-    this.deletes = new NodeDeletes(zk, scheduler);
+    this.observed = observed;
+    this.retries = new Retries(() -> client.getZookeeperClient().getRetryPolicy(), engine.clock());
+    this.zk = new ZkRequests(client, retries, engine.scheduler());
+    this.deletes = new NodeDeletes(zk, engine.scheduler());
     this.protectionIds = protectionIds;
+  }
+
+  /** The settings of a lock object of {@code client}'s engine. */
+  static LockSettings of(CuratorFramework client, String description, String recipe) {
+    return new LockSettings(
+        LockEngine.of(client), client, description, recipe, true, NodeNames::newProtectionId);
+  }
+
+  /** The settings of a place shared by local holds: nobody observes it but through its members. */
+  static LockSettings unobserved(LockEngine engine, CuratorFramework client, String path) {
+    return new LockSettings(engine, client, path, "place", false, NodeNames::newProtectionId);
+  }
+
+  LockEngine engine() {
+    return engine;
   }
 
   CuratorFramework client() {
@@ -83,6 +90,36 @@ final class LockContext {
   /** The recipe's name, for observers and events. */
   String recipe() {
     return recipe;
+  }
+
+  /** Whether observers and the Flight Recorder hear of this lock's attempts. */
+  boolean observed() {
+    return observed;
+  }
+
+  Retries retries() {
+    return retries;
+  }
+
+  Scheduler scheduler() {
+    return engine.scheduler();
+  }
+
+  ZkRequests zk() {
+    return zk;
+  }
+
+  NodeDeletes deletes() {
+    return deletes;
+  }
+
+  Supplier<String> protectionIds() {
+    return protectionIds;
+  }
+
+  /** The client's connection timeout: the grace given to a first try and to a cleanup. */
+  long connectionTimeoutNanos() {
+    return TimeUnit.MILLISECONDS.toNanos(client.getZookeeperClient().getConnectionTimeoutMs());
   }
 
   /**
@@ -114,55 +151,24 @@ final class LockContext {
     return observers;
   }
 
+  /** Whether an observer of this lock object or of its client would hear of an attempt. */
   boolean hasObservers() {
-    return observers.size() > 0;
-  }
-
-  Retries retries() {
-    return retries;
-  }
-
-  Scheduler scheduler() {
-    return scheduler;
-  }
-
-  ZkRequests zk() {
-    return zk;
-  }
-
-  NodeDeletes deletes() {
-    return deletes;
-  }
-
-  Supplier<String> protectionIds() {
-    return protectionIds;
-  }
-
-  /**
-   * Makes this lock object's attempts members of its process's cohort on its single queue: they
-   * take turns on one node, passing it on in memory at most {@code maxInARow} times in a row while
-   * another participant may wait.
-   */
-  void handOffLocally(Slot slot, int maxInARow) {
-    this.maxInARow = maxInARow;
-    this.cohort = clientEvents().cohortOf(zk.toZk(slot.path()), slot, client);
-  }
-
-  /** Starts an attempt of this lock object in the given queues. */
-  Attempt startAttempt(List<Slot> slots, Runnable revocationHandler) {
-    Cohort shared = cohort;
-    return shared == null
-        ? Acquisition.start(this, slots, revocationHandler)
-        : shared.join(this, maxInARow);
-  }
-
-  /** The client's connection and close events, shared by all its locks. */
-  ClientEvents clientEvents() {
-    return ClientEvents.of(client, scheduler);
+    return observed && (observers.size() > 0 || engine.observers().size() > 0);
   }
 
   Listenable<LockStateListener> listeners() {
     return listeners;
+  }
+
+  /** Whether any listener would hear a state change. */
+  boolean hasListeners() {
+    return listeners.size() > 0;
+  }
+
+  /** Tells every listener that a hold entered {@code state}; runs user code. */
+  void tellListeners(LockState state, long fencingToken) {
+    LockStateChange change = new LockStateChange(description, state, fencingToken);
+    listeners.forEach(listener -> listener.stateChanged(change));
   }
 
   /** An acquisition of this lock object started. */
@@ -178,16 +184,5 @@ final class LockContext {
   /** Whether an acquisition of this lock object is waiting or holding. */
   boolean inUse() {
     return live.get() > 0;
-  }
-
-  /** Whether any listener would hear a state change. */
-  boolean hasListeners() {
-    return listeners.size() > 0;
-  }
-
-  /** Tells every listener that a hold entered {@code state}; runs user code. */
-  void tellListeners(LockState state, long fencingToken) {
-    LockStateChange change = new LockStateChange(description, state, fencingToken);
-    listeners.forEach(listener -> listener.stateChanged(change));
   }
 }
