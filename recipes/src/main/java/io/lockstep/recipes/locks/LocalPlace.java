@@ -138,7 +138,13 @@ final class LocalPlace {
               }
             });
     attempts.put(place, attempt); // before any later step: they run after this one
-    Callbacks.when(attempt.decided(), (v, f) -> on(new PlaceEvent.PlaceDecided(place)));
+    Callbacks.when(
+        attempt.decided(),
+        (v, f) -> {
+          if (attempt.phase().isWaiting()) {
+            on(new PlaceEvent.PlaceDecided(place)); // waits behind someone; a grant says so itself
+          }
+        });
     Callbacks.when(
         attempt.grantedFuture(),
         (v, failure) -> on(failure == null ? granted(place, attempt) : ended(place, attempt)));

@@ -51,7 +51,13 @@ class LeakTest {
         (c, p) -> new ReadWriteMutex(c, p).readLock()),
     MULTI_MUTEX(
         (c, p) -> new MultiMutex(c, List.of(p, p + "-2", p + "-3")),
-        (c, p) -> new ReentrantMutex(c, p + "-3"));
+        (c, p) -> new ReentrantMutex(c, p + "-3")),
+    REENTRANT_MUTEX_LOCAL_HANDOFF(
+        (c, p) -> ReentrantMutex.builder(c, p).localHandoff(2).build(),
+        (c, p) -> new ReentrantMutex(c, p)),
+    NON_REENTRANT_MUTEX_LOCAL_HANDOFF(
+        (c, p) -> NonReentrantMutex.builder(c, p).localHandoff(2).build(),
+        (c, p) -> new ReentrantMutex(c, p));
 
     final BiFunction<CuratorFramework, String, FencedLock> waiter;
     final BiFunction<CuratorFramework, String, FencedLock> blocker;
