@@ -273,7 +273,7 @@ class DocsExamplesTest {
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/inventory");
     lock.acquire();
     try {
-      long token = lock.fencingToken(); // the czxid of our lock node: no extra request
+      long token = lock.fencingToken(); // known since the grant: no extra request
       store.write("sku-42", "41 in stock", token);
     } finally {
       lock.release();

@@ -1,5 +1,6 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.owner.Ownership;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -12,15 +13,15 @@ import org.apache.curator.framework.listen.Listenable;
 
 /**
  * The one facade layer of the single-engine recipes: every public method is one line over the lock
- * object's {@link Holds}, as {@code ReentrantLock}'s are over its {@code Sync}. What differs from
- * recipe to recipe (who owns a hold, which queues, revocation, the downgrade rule) is given to the
- * holds at construction.
+ * object's {@link Ownership}, as {@code ReentrantLock}'s are over its {@code Sync}. What differs
+ * from recipe to recipe (who owns a hold, which queues, revocation, the downgrade rule) is given to
+ * the holds at construction.
  */
 abstract class AbstractFencedLock implements FencedLock {
-  final Holds holds;
+  final Ownership holds;
   private final LockView view;
 
-  AbstractFencedLock(Holds holds) {
+  AbstractFencedLock(Ownership holds) {
     this.holds = holds;
     this.view = new LockView(this, holds::acquireUninterruptibly);
   }

@@ -1,5 +1,6 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.queue.NodeNames;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;

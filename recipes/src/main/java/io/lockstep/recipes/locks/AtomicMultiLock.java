@@ -1,5 +1,11 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.Enqueuer;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.owner.ThreadOwnership;
+import io.lockstep.recipes.internal.queue.QueueOrder;
+import io.lockstep.recipes.internal.queue.Slot;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -12,7 +18,7 @@ final class AtomicMultiLock extends AbstractFencedLock {
 
   AtomicMultiLock(CuratorFramework client, List<Slot> slots) {
     super(
-        ThreadHolds.of(
+        ThreadOwnership.of(
             AttemptFactory.plain(LockSettings.of(client, describe(slots), "MultiMutex")), slots));
     this.client = client;
     this.slots = List.copyOf(slots);

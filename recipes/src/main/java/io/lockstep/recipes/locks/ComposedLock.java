@@ -1,5 +1,7 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.zk.Background;
+import io.lockstep.recipes.internal.zk.Retries;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -235,11 +237,11 @@ final class ComposedLock implements FencedLock {
 
     void next() {
       if (result.isDone()) {
-        CompositeHold.closeAll(taken); // cancelled meanwhile
+        ComposedHandle.closeAll(taken); // cancelled meanwhile
         return;
       }
       if (taken.size() == locks.size()) {
-        CompositeHold hold = new CompositeHold(taken);
+        ComposedHandle hold = new ComposedHandle(taken);
         if (!result.complete(hold)) {
           hold.close();
         }
@@ -256,7 +258,7 @@ final class ComposedLock implements FencedLock {
           stage.whenComplete(
               (hold, failure) -> {
                 if (failure != null) {
-                  CompositeHold.closeAll(taken);
+                  ComposedHandle.closeAll(taken);
                   result.completeExceptionally(Retries.unwrap(failure));
                 } else {
                   taken.add(hold);
@@ -297,15 +299,15 @@ final class ComposedLock implements FencedLock {
         Optional<LockHold> hold =
             lock.tryHold(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         if (hold.isEmpty()) {
-          CompositeHold.closeAll(taken);
+          ComposedHandle.closeAll(taken);
           return null;
         }
         taken.add(hold.get());
       }
-      return new CompositeHold(taken);
+      return new ComposedHandle(taken);
     } catch (InterruptedException | RuntimeException e) {
       try {
-        CompositeHold.closeAll(taken);
+        ComposedHandle.closeAll(taken);
       } catch (RuntimeException closing) {
         e.addSuppressed(closing);
       }

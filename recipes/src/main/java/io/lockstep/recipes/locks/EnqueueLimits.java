@@ -1,5 +1,8 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.queue.NodeNames;
+import io.lockstep.recipes.internal.queue.Slot;
+import io.lockstep.recipes.internal.zk.NodeCreates;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -33,7 +36,7 @@ final class EnqueueLimits {
     for (Slot slot : slots) {
       bytes +=
           MULTI_HEADER_BYTES
-              + size(ZkRequests.resolveCreate(client, slot, sampleId))
+              + size(NodeCreates.resolveCreate(client, slot, sampleId))
               + 10; // + sequence
     }
     int limit = Integer.getInteger("jute.maxbuffer", DEFAULT_MAX_BUFFER);

@@ -18,10 +18,18 @@ package io.lockstep.recipes.locks;
  * its node is created: about that many more holds than with Curator's strict order.
  *
  * <p><b>Cost.</b> A local handoff sends nothing to ZooKeeper; while the process is alone, the read
- * at each bound is one request per bound's worth of handoffs. A hold that asks for its fencing
- * token or its ownership checks, other than the first of a place, first writes the node (one {@code
- * setData}): its token is that write's zxid, greater than every earlier hold's, and its checks
- * require that version of the node, which an earlier local holder's checks no longer pass.
+ * at each bound is one request per bound's worth of handoffs.
+ *
+ * <p><b>Fencing.</b> As for every lock, a hold's fencing token is greater than every token handed
+ * out before its grant, to any holder, local or not, and its ownership checks commit only while it
+ * holds. A local hold takes its token and checks when it first asks for either: the first hold of a
+ * place gets the place's grant token; a later one gets the freshest token for free if no earlier
+ * hold of the place took it, and otherwise writes the node once (a {@code setData} with the data it
+ * has) and gets that write's zxid. Its checks require the node's version at that moment: when a
+ * hold that took checks lets go, the next local handoff first writes the node, so those checks fail
+ * before anyone else holds (and that write's zxid is the next hold's token, at no cost). Another
+ * process is granted the lock only after the place's node is deleted, with a token taken at that
+ * deletion or later, so it outranks every local token.
  *
  * <p><b>What stays.</b> Other processes, Curator's included, see an ordinary node in Curator's
  * queue and exclude it as before. Loss, at-risk and the state listeners behave as without local

@@ -1,5 +1,7 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.queue.MutexDriver;
+import io.lockstep.recipes.internal.queue.QueueOrder;
 import java.util.List;
 
 /**

@@ -1,5 +1,7 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.queue.QueueOrder;
+import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

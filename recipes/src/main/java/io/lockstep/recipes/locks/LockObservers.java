@@ -1,5 +1,6 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.LockEngine;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.listen.Listenable;

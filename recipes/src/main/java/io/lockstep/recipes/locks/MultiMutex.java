@@ -1,5 +1,7 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.queue.ReadWriteDriver;
+import io.lockstep.recipes.internal.queue.Slot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -50,11 +52,11 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * transaction, as does a release. If the connection is lost during the enqueuing transaction, the
  * lock finds out whether it committed (it is all or nothing); missing lock directories are created
  * as containers, again if one is reaped in between. The fencing token is the zxid of the enqueuing
- * transaction, and {@link #ownershipChecks()} returns a check for every node. Loss is reported when
- * the session is lost, and on a reconnect that finds a node missing; a node deleted by a third
- * party while connected is noticed only by the ownership checks, because watching every node would
- * cost a request per path. Keep lock paths apart from data paths: empty lock directories are
- * container nodes that the server deletes.
+ * transaction (or of the read that granted it, if later), and {@link #ownershipChecks()} returns a
+ * check for every node. Loss is reported when the session is lost, and on a reconnect that finds a
+ * node missing; a node deleted by a third party while connected is noticed only by the ownership
+ * checks, because watching every node would cost a request per path. Keep lock paths apart from
+ * data paths: empty lock directories are container nodes that the server deletes.
  *
  * <p><b>Cost.</b> An uncontended acquire and release is 3 ZooKeeper requests whatever the number of
  * paths: one transaction of creates, one read-only transaction of child lists, one transaction of
@@ -159,7 +161,8 @@ public final class MultiMutex implements FencedLock {
   /**
    * {@inheritDoc}
    *
-   * <p>For the atomic form, the zxid of the transaction that enqueued all nodes.
+   * <p>For the atomic form, the zxid of the transaction that enqueued all nodes, or, if later, the
+   * zxid at which the read that granted it saw its queues.
    *
    * @throws UnsupportedOperationException for the composed form
    */

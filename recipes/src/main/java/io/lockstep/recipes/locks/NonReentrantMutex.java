@@ -1,5 +1,12 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.local.LocalPlace;
+import io.lockstep.recipes.internal.owner.ObjectOwnership;
+import io.lockstep.recipes.internal.owner.Ownership;
+import io.lockstep.recipes.internal.queue.QueueOrder;
+import io.lockstep.recipes.internal.queue.Slot;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -82,7 +89,7 @@ public final class NonReentrantMutex extends AbstractFencedLock {
     this.driver = driver;
   }
 
-  private static Holds hold(
+  private static Ownership hold(
       CuratorFramework client, String path, LockDriver driver, int localHandoffs) {
     Arguments.client(client);
     Arguments.path(path, "path");
@@ -92,9 +99,9 @@ public final class NonReentrantMutex extends AbstractFencedLock {
     LockSettings settings = LockSettings.of(client, path, "NonReentrantMutex");
     AttemptFactory attempts =
         localHandoffs > 0
-            ? AttemptFactory.localHandoff(settings, slot, localHandoffs)
+            ? LocalPlace.attempts(settings, slot, localHandoffs)
             : AttemptFactory.plain(settings);
-    return new ObjectHold(attempts, List.of(slot));
+    return new ObjectOwnership(attempts, List.of(slot));
   }
 
   /**

@@ -1,5 +1,9 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.owner.Ownership;
+import io.lockstep.recipes.internal.owner.ReadWriteOwnership;
+import io.lockstep.recipes.internal.queue.QueueOrder;
+import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -71,7 +75,7 @@ public final class ReadWriteMutex {
   public ReadWriteMutex(CuratorFramework client, String path, byte[] lockData) {
     Arguments.client(client);
     Arguments.path(path, "path");
-    ReadWriteHolds holds = new ReadWriteHolds(client, path, lockData);
+    ReadWriteOwnership holds = new ReadWriteOwnership(client, path, lockData);
     this.writeLock = new WriteLock(client, path, holds.writes());
     this.readLock = new ReadLock(client, path, holds.reads());
   }
@@ -107,7 +111,7 @@ public final class ReadWriteMutex {
     private final CuratorFramework client;
     private final String path;
 
-    private ReadLock(CuratorFramework client, String path, Holds holds) {
+    private ReadLock(CuratorFramework client, String path, Ownership holds) {
       super(holds);
       this.client = client;
       this.path = path;
@@ -191,7 +195,7 @@ public final class ReadWriteMutex {
     private final CuratorFramework client;
     private final String path;
 
-    private WriteLock(CuratorFramework client, String path, Holds holds) {
+    private WriteLock(CuratorFramework client, String path, Ownership holds) {
       super(holds);
       this.client = client;
       this.path = path;

@@ -1,5 +1,14 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.local.LocalPlace;
+import io.lockstep.recipes.internal.owner.Handles;
+import io.lockstep.recipes.internal.owner.Ownership;
+import io.lockstep.recipes.internal.owner.Revocation;
+import io.lockstep.recipes.internal.owner.ThreadOwnership;
+import io.lockstep.recipes.internal.queue.QueueOrder;
+import io.lockstep.recipes.internal.queue.Slot;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -183,7 +192,7 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
     }
   }
 
-  private static Holds holds(
+  private static Ownership holds(
       CuratorFramework client,
       String path,
       LockDriver driver,
@@ -197,9 +206,9 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
     LockSettings settings = LockSettings.of(client, path, "ReentrantMutex");
     AttemptFactory attempts =
         localHandoffs > 0
-            ? AttemptFactory.localHandoff(settings, slot, localHandoffs)
+            ? LocalPlace.attempts(settings, slot, localHandoffs)
             : AttemptFactory.plain(settings);
-    return new ThreadHolds(
+    return new ThreadOwnership(
         attempts,
         thread -> List.of(revocation.slotFor(slot)),
         revocation,

@@ -14,11 +14,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Only the API is public: the engine's types are package-private. This test fails the build when a
- * type of the library becomes reachable by users without being added to the API on purpose.
+ * Only the API is public in the packages the module exports; the engine lives in packages under
+ * {@code io.lockstep.recipes.internal}, which it does not (see {@link ModuleDescriptorTest}). This
+ * test fails the build when a type of an exported package becomes reachable by users without being
+ * added to the API on purpose, or when a package appears that is neither exported nor internal.
  */
 @Timeout(10)
 class ApiSurfaceTest {
+  static final Set<String> EXPORTED =
+      Set.of(
+          "io.lockstep.recipes.locks",
+          "io.lockstep.recipes.spring",
+          "io.lockstep.recipes.micrometer");
+
+  static final String INTERNAL = "io.lockstep.recipes.internal.";
+
   private static final Set<String> API =
       Set.of(
           "AcquireOutcome",
@@ -55,33 +65,52 @@ class ApiSurfaceTest {
           "ReentrantMutex$Builder");
 
   @Test
-  void thePublicTypesOfTheLibrary_areExactlyTheApi() throws Exception {
-    assertThat(publicTypes()).containsExactlyInAnyOrderElementsOf(API);
+  void thePublicTypesOfTheExportedPackages_areExactlyTheApi() throws Exception {
+    Set<String> found = new TreeSet<>();
+    for (Class<?> type : classes()) {
+      if (EXPORTED.contains(type.getPackageName()) && isReachable(type)) {
+        found.add(type.getName().substring(type.getPackageName().length() + 1));
+      }
+    }
+    assertThat(found).containsExactlyInAnyOrderElementsOf(API);
   }
 
-  private static Set<String> publicTypes() throws IOException, URISyntaxException {
-    Path classes =
-        Path.of(LockDriver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    Set<String> found = new TreeSet<>();
-    try (Stream<Path> files = Files.walk(classes)) {
+  @Test
+  void everyOtherPackage_isInternal_andTheEngineIsThere() throws Exception {
+    Set<String> packages = new TreeSet<>();
+    for (Class<?> type : classes()) {
+      packages.add(type.getPackageName());
+    }
+    assertThat(packages).containsAll(EXPORTED);
+    assertThat(packages)
+        .filteredOn(name -> !EXPORTED.contains(name))
+        .isNotEmpty()
+        .allMatch(name -> name.startsWith(INTERNAL));
+  }
+
+  /** Every class of the library, from its class files. */
+  static Set<Class<?>> classes() throws IOException, URISyntaxException {
+    Path root = classesRoot();
+    Set<Class<?>> classes = new java.util.HashSet<>();
+    try (Stream<Path> files = Files.walk(root)) {
       for (Path file : (Iterable<Path>) files::iterator) {
-        String name = classes.relativize(file).toString();
-        if (!name.endsWith(".class") || name.endsWith("package-info.class")) {
+        String name = root.relativize(file).toString();
+        if (!name.endsWith(".class") || name.endsWith("-info.class")) {
           continue;
         }
         String className = name.replace('/', '.').replace(".class", "");
-        Class<?> type;
         try {
-          type = Class.forName(className, false, ApiSurfaceTest.class.getClassLoader());
+          classes.add(Class.forName(className, false, ApiSurfaceTest.class.getClassLoader()));
         } catch (ClassNotFoundException e) {
           throw new IllegalStateException(e);
         }
-        if (isReachable(type)) {
-          found.add(className.substring(className.lastIndexOf('.') + 1));
-        }
       }
     }
-    return found;
+    return classes;
+  }
+
+  static Path classesRoot() throws URISyntaxException {
+    return Path.of(LockDriver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
   }
 
   /** Public, and every enclosing type public too. */

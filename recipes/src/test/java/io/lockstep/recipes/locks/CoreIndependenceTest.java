@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The core never refers to the optional integrations: no compiled class of {@code
- * io.lockstep.recipes.locks} names a type of Spring or Micrometer, so a user without them loads
- * none of their classes (and needs none of their jars). The constant pool of a class file holds
- * every type it refers to as a UTF-8 internal name ({@code org/springframework/...}), which is what
- * this test looks for.
+ * io.lockstep.recipes.locks} or of the engine ({@code io.lockstep.recipes.internal}) names a type
+ * of Spring or Micrometer, so a user without them loads none of their classes (and needs none of
+ * their jars). The constant pool of a class file holds every type it refers to as a UTF-8 internal
+ * name ({@code org/springframework/...}), which is what this test looks for.
  */
 @Timeout(10)
 class CoreIndependenceTest {
@@ -58,10 +58,16 @@ class CoreIndependenceTest {
     assertThat(metrics).contains("io/micrometer/");
   }
 
+  /** The class files of the locks and of the engine: everything but the two adapters. */
   private static List<Path> coreClassFiles() throws IOException, URISyntaxException {
-    Path core = classesRoot().resolve("io/lockstep/recipes/locks");
-    try (Stream<Path> files = Files.list(core)) {
-      return files.filter(f -> f.toString().endsWith(".class")).sorted().toList();
+    Path root = classesRoot().resolve("io/lockstep/recipes");
+    try (Stream<Path> files = Files.walk(root)) {
+      return files
+          .filter(f -> f.toString().endsWith(".class"))
+          .filter(f -> !root.relativize(f).startsWith("spring"))
+          .filter(f -> !root.relativize(f).startsWith("micrometer"))
+          .sorted()
+          .toList();
     }
   }
 

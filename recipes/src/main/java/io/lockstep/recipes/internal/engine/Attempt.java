@@ -1,0 +1,60 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.locks.AcquireOutcome;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+
+/**
+ * One attempt to take a lock and the hold it becomes, as the hold tables, the blocking bridge and
+ * the handles see it: an {@link Acquisition} with a node of its own, or a {@link PlaceMember}
+ * taking turns on its process's place in the queue.
+ */
+public interface Attempt {
+  /** How an attempt ended, as the caller who gave up sees it. */
+  enum Outcome {
+    GRANTED,
+    WITHDRAWN,
+    FAILED
+  }
+
+  /** Completes when the lock is held; fails with the attempt's failure, or when withdrawn. */
+  CompletableFuture<Void> grantedFuture();
+
+  /** Completes when the first try reached a verdict: what a zero budget waits for. */
+  CompletableFuture<Void> decided();
+
+  /** Completes when an attempt that ended without a grant has left nothing behind. */
+  CompletableFuture<Void> cleanedUp();
+
+  /**
+   * Withdraws the attempt unless it was granted or failed first.
+   *
+   * @param reason what observers hear: {@link AcquireOutcome#TIMED_OUT} or {@code WITHDRAWN}
+   */
+  Outcome withdraw(AcquireOutcome reason);
+
+  /** Why the attempt failed, once it has. */
+  RuntimeException failure();
+
+  /** What the lock object's attempts share. */
+  LockSettings settings();
+
+  /** Releases the hold; a lost one is cleared. */
+  void release();
+
+  /** The fencing token, or a {@link LockOwnershipLostException} if the hold was lost. */
+  long checkedFencingToken();
+
+  /** Throws {@link LockOwnershipLostException} if the hold was lost. */
+  void checkNotLost();
+
+  /** Check operations for the caller's transaction, or a {@link LockOwnershipLostException}. */
+  List<CuratorOp> ownershipChecks();
+
+  /** Where the attempt or hold stands. */
+  Phase phase();
+
+  /** Our node paths, one per queue. */
+  List<String> nodePaths();
+}

@@ -1,0 +1,38 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.internal.queue.Slot;
+import java.util.List;
+
+/**
+ * How a lock object starts an attempt, chosen when the object is built (as {@code ReentrantLock}
+ * chooses its {@code Sync}): an {@link Acquisition} with a node of its own ({@link #plain}), or a
+ * member of its process's place in the queue, for local handoff ({@code
+ * io.lockstep.recipes.internal.local.LocalPlace#attempts}).
+ */
+public interface AttemptFactory {
+  /**
+   * Starts an attempt in the given queues.
+   *
+   * @param revocationHandler run when a revocation is requested while held, or null if the lock is
+   *     not revocable
+   */
+  Attempt start(List<Slot> slots, Runnable revocationHandler);
+
+  /** The lock object's settings. */
+  LockSettings settings();
+
+  /** Attempts with a node of their own. */
+  static AttemptFactory plain(LockSettings settings) {
+    return new AttemptFactory() {
+      @Override
+      public Attempt start(List<Slot> slots, Runnable revocationHandler) {
+        return Acquisition.start(settings, slots, revocationHandler, null);
+      }
+
+      @Override
+      public LockSettings settings() {
+        return settings;
+      }
+    };
+  }
+}

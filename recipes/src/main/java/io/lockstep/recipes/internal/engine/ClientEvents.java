@@ -1,0 +1,173 @@
+package io.lockstep.recipes.internal.engine;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.lockstep.recipes.internal.zk.Scheduler;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEventType;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The connection states and the closing of one Curator client, passed to every live acquisition of
+ * that client: one listener per client, however many locks wait. Part of the client's {@link
+ * LockEngine}.
+ *
+ * <p>Curator's {@code close()} posts no connection state; it tells its {@code CuratorListener}s
+ * with a {@code CLOSING} event, in the closing thread, before the session ends. A namespace facade
+ * ({@code client.usingNamespace(...)}) offers no such listener, so for a client first seen through
+ * one the state is polled while acquisitions are live.
+ */
+final class ClientEvents {
+  private static final Logger log = LoggerFactory.getLogger(ClientEvents.class);
+
+  /** An acquisition, as the client's events reach it. */
+  interface Member {
+    /** SUSPENDED or READ_ONLY. */
+    void suspended();
+
+    /** CONNECTED or RECONNECTED, in session {@code session}. */
+    void reconnected(long session);
+
+    /** LOST. */
+    void sessionLost();
+
+    /** The client is closing: terminal. */
+    void closed();
+  }
+
+  /** How often a client without a close listener is checked while locks are live. */
+  private static final long CLOSE_POLL_MILLIS = 100;
+
+  private final CuratorFramework client;
+  private final Scheduler scheduler;
+  private final Runnable onClose;
+  private final Set<Member> members = ConcurrentHashMap.newKeySet();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final AtomicBoolean listeningForClose = new AtomicBoolean();
+  private final AtomicBoolean polling = new AtomicBoolean();
+
+  @GuardedBy("lock")
+  private boolean closed;
+
+  /**
+   * @param onClose run once, after the members were told, when the client closes
+   */
+  ClientEvents(CuratorFramework client, Scheduler scheduler, Runnable onClose) {
+    this.client = client;
+    this.scheduler = scheduler;
+    this.onClose = onClose;
+    client.getConnectionStateListenable().addListener((c, s) -> changed(s));
+  }
+
+  /** Registers a close listener, unless one is registered or the client cannot take one. */
+  void listenForClose(CuratorFramework viaClient) {
+    if (listeningForClose.get()) {
+      return;
+    }
+    try {
+      viaClient
+          .getCuratorListenable()
+          .addListener(
+              (c, event) -> {
+                if (event.getType() == CuratorEventType.CLOSING) {
+                  close();
+                }
+              });
+      listeningForClose.set(true);
+    } catch (UnsupportedOperationException namespaceFacade) {
+      // polled instead, while members are live (see join)
+    }
+  }
+
+  /**
+   * Adds a live acquisition.
+   *
+   * @return false if the client is closed already (the member is not added)
+   */
+  boolean join(Member member) {
+    lock.lock();
+    try {
+      if (closed || client.getState() == CuratorFrameworkState.STOPPED) {
+        return false;
+      }
+      members.add(member);
+    } finally {
+      lock.unlock();
+    }
+    if (!listeningForClose.get() && polling.compareAndSet(false, true)) {
+      scheduler.schedule(CLOSE_POLL_MILLIS, this::poll);
+    }
+    return true;
+  }
+
+  /** Removes an acquisition that has ended. */
+  void leave(Member member) {
+    members.remove(member);
+  }
+
+  /** How many acquisitions of this client are live. */
+  int liveCount() {
+    return members.size();
+  }
+
+  private void poll() {
+    if (client.getState() == CuratorFrameworkState.STOPPED) {
+      close();
+      return;
+    }
+    polling.set(false);
+    if (!members.isEmpty() && polling.compareAndSet(false, true)) {
+      scheduler.schedule(CLOSE_POLL_MILLIS, this::poll);
+    }
+  }
+
+  private void changed(ConnectionState state) {
+    log.debug("{}: {} for {} live acquisitions", client, state, members.size());
+    switch (state) {
+      case SUSPENDED:
+      case READ_ONLY:
+        List.copyOf(members).forEach(Member::suspended);
+        break;
+      case CONNECTED:
+      case RECONNECTED:
+        long session = sessionId();
+        List.copyOf(members).forEach(member -> member.reconnected(session));
+        break;
+      case LOST:
+        List.copyOf(members).forEach(Member::sessionLost);
+        break;
+    }
+  }
+
+  private void close() {
+    List<Member> toTell;
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      toTell = List.copyOf(members);
+      members.clear();
+    } finally {
+      lock.unlock();
+    }
+    onClose.run();
+    toTell.forEach(Member::closed);
+  }
+
+  private long sessionId() {
+    try {
+      return client.getZookeeperClient().getZooKeeper().getSessionId();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.internal.queue.NodeNames;
+import io.lockstep.recipes.internal.queue.Slot;
+import io.lockstep.recipes.internal.zk.Callbacks;
+import io.lockstep.recipes.internal.zk.NodeCreates;
+import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.internal.zk.ZkRequests;
+import io.lockstep.recipes.locks.LockDriver;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * Puts our node in every queue: sends the create (once; never blindly retried), creates missing
+ * lock directories, and after a create whose answer was lost finds our node by its protection id.
+ * Right behind a create goes the first read of the queue, without waiting for the create's answer:
+ * ZooKeeper answers one session's requests in order, so the read sees our node, and an uncontended
+ * acquire costs one round trip. Every answer goes back as a {@link StateEvent}.
+ */
+public final class Enqueuer {
+  private final ZkRequests zk;
+  private final NodeCreates creates;
+  private final List<Slot> slots;
+  private final List<String> lockPaths;
+  private final Watcher childWatcher;
+  private final LocalQueues localQueues;
+  private final Consumer<StateEvent> events;
+
+  /**
+   * @param childWatcher the watch the first read leaves (a single queue's), or null
+   * @param localQueues this client's nodes in each single queue
+   */
+  Enqueuer(
+      ZkRequests zk,
+      NodeCreates creates,
+      List<Slot> slots,
+      Watcher childWatcher,
+      LocalQueues localQueues,
+      Consumer<StateEvent> events) {
+    this.zk = zk;
+    this.creates = creates;
+    this.slots = List.copyOf(slots);
+    this.lockPaths = lockPaths(slots);
+    this.childWatcher = childWatcher;
+    this.localQueues = localQueues;
+    this.events = events;
+  }
+
+  public static List<String> lockPaths(List<Slot> slots) {
+    List<String> paths = new ArrayList<>(slots.size());
+    for (Slot slot : slots) {
+      paths.add(slot.path());
+    }
+    return List.copyOf(paths);
+  }
+
+  /**
+   * One create, or one multi of creates (with the check of a downgrade's write node), and right
+   * behind it the first read of the queue, unless another attempt of this process is live in the
+   * same single queue: then our node likely follows a local one, which needs no read at all.
+   */
+  void create(Step.Create step) {
+    int e = step.epoch();
+    boolean readBehind = !followsLocalAttempt();
+    Callbacks.when(
+        creates.create(slots, step.protectionId()),
+        (created, failure) -> {
+          if (failure == null) {
+            events.accept(created(e, created, readBehind));
+          } else if (Retries.unwrap(failure) instanceof NodeCreates.TieRefused) {
+            String writeNode = ((NodeCreates.TieRefused) Retries.unwrap(failure)).getPath();
+            events.accept(new StateEvent.TieRefused(e, writeNode));
+          } else {
+            events.accept(new StateEvent.CreateFailed(e, failure));
+          }
+        });
+    if (!readBehind) {
+      return;
+    }
+    // Sent once, not retried: its answer comes right after the create's, so it cannot be stale.
+    Callbacks.when(
+        zk.childrenOnce(lockPaths, childWatcher),
+        (children, failure) -> {
+          if (failure == null) {
+            events.accept(
+                new StateEvent.QueueRead(
+                    e, children.lists(), zk.isConnected(), children.decidedAtZxid()));
+          } else {
+            events.accept(new StateEvent.FirstReadFailed(e));
+          }
+        });
+  }
+
+  private boolean followsLocalAttempt() {
+    return appendOnly() && localQueues.othersActive(zk.toZk(lockPaths.get(0)));
+  }
+
+  /** The answer of a create, with the local node right before ours if there is one. */
+  private StateEvent.Created created(int e, NodeCreates.Created created, boolean readBehind) {
+    if (!appendOnly()) {
+      return new StateEvent.Created(
+          e, created.nodePaths(), created.czxid(), created.owner(), readBehind, null, false);
+    }
+    String ours = created.nodePaths().get(0);
+    LocalQueues.LocalNode before = localQueues.before(zk.toZk(ours));
+    LockDriver driver = slots.get(0).driver();
+    if (before == null || !ordersBySequence(driver, ours, zk.toClient(before.zkPath()))) {
+      return new StateEvent.Created(
+          e, created.nodePaths(), created.czxid(), created.owner(), readBehind, null, false);
+    }
+    String predecessor = zk.toClient(before.zkPath());
+    return new StateEvent.Created(
+        e,
+        created.nodePaths(),
+        created.czxid(),
+        created.owner(),
+        readBehind,
+        predecessor,
+        before.owner().wasGrantedWith(predecessor));
+  }
+
+  /** One queue whose new nodes always sort last. */
+  private boolean appendOnly() {
+    return slots.size() == 1 && slots.get(0).driver().newNodesSortLast();
+  }
+
+  /** Whether the driver sorts both nodes by their sequence numbers alone. */
+  private static boolean ordersBySequence(LockDriver driver, String ours, String theirs) {
+    String ourName = ZKPaths.getNodeFromPath(ours);
+    String theirName = ZKPaths.getNodeFromPath(theirs);
+    return driver.sortKey(ourName).equals(ourName.substring(ourName.length() - 10))
+        && driver.sortKey(theirName).equals(theirName.substring(theirName.length() - 10));
+  }
+
+  /**
+   * Creates the lock directories as containers, one after another. A container can be reaped
+   * between its creation and our create: then the create fails again and we come back here.
+   */
+  void createParents(Step.CreateParents step) {
+    int e = step.epoch();
+    CompletableFuture<Void> parents = CompletableFuture.completedFuture(null);
+    for (String path : lockPaths) {
+      parents = parents.thenCompose(v -> creates.createContainers(path));
+    }
+    Callbacks.when(
+        parents, (v, failure) -> events.accept(new StateEvent.ParentsCreated(e, failure)));
+  }
+
+  /**
+   * Reads the queues and looks for our protection id. A node found there is ours only if its
+   * ephemeral owner is the session that read it (the state decides); a node of an earlier session,
+   * which Curator abandoned, is deleted.
+   */
+  void findOwnNode(Step.FindOwnNode step) {
+    int e = step.epoch();
+    String prefix = NodeNames.prefix(step.protectionId());
+    Callbacks.when(
+        zk.children(lockPaths, null),
+        (children, failure) -> {
+          if (failure != null) {
+            events.accept(new StateEvent.OwnNodeSearchFailed(e, failure));
+            return;
+          }
+          List<String> found = new ArrayList<>();
+          for (int i = 0; i < slots.size(); i++) {
+            for (String child : children.lists().get(i)) {
+              if (child.startsWith(prefix)) {
+                found.add(ZKPaths.makePath(lockPaths.get(i), child));
+                break;
+              }
+            }
+          }
+          if (found.isEmpty()) {
+            events.accept(
+                new StateEvent.OwnNodeSearched(e, found, false, 0, 0, children.session()));
+            return;
+          }
+          boolean complete = found.size() == slots.size();
+          Callbacks.when(
+              zk.getData(found.get(0), null),
+              (data, readFailure) -> {
+                if (readFailure == null) {
+                  events.accept(
+                      new StateEvent.OwnNodeSearched(
+                          e,
+                          found,
+                          complete,
+                          data.stat().getEphemeralOwner(),
+                          data.stat().getCzxid(),
+                          data.session()));
+                } else if (Retries.code(readFailure) == Code.NONODE) {
+                  events.accept(
+                      new StateEvent.OwnNodeSearched(e, found, false, 0, 0, children.session()));
+                } else {
+                  events.accept(new StateEvent.OwnNodeSearchFailed(e, readFailure));
+                }
+              });
+        });
+  }
+}

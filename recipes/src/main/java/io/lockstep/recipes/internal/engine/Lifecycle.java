@@ -1,0 +1,152 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockState;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The outward side of one attempt and of the hold it becomes, the same for an {@link Acquisition}
+ * with a node of its own and for a {@link PlaceMember} taking turns on its process's place: the
+ * futures a caller waits on, what the lock's listeners, observers and the Flight Recorder hear, and
+ * the log. Its owner calls it in the order its state decided (through an {@link Outbox}); the
+ * {@link Notifier} delivers in that order, one notice at a time, never on ZooKeeper's event thread.
+ * The held / at-risk / lost machine it announces is the owner's {@link Tenure}.
+ */
+public final class Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(Lifecycle.class);
+
+  private final LockSettings settings;
+  private final Notifier notifier;
+  private final Telemetry telemetry;
+  private final CompletableFuture<Void> granted = new CompletableFuture<>();
+  private final CompletableFuture<Void> decided = new CompletableFuture<>();
+  private volatile RuntimeException failure;
+  private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
+  private volatile Consumer<LockState> changeHook; // told of the hold's changes, in order
+
+  public Lifecycle(LockSettings settings) {
+    this.settings = settings;
+    this.notifier = new Notifier(settings.scheduler());
+    this.telemetry = new Telemetry(settings, notifier);
+  }
+
+  /** The attempt begins: counted as live, and observers hear it in the calling thread. */
+  public void started() {
+    settings.attemptStarted();
+    telemetry.started();
+  }
+
+  /** Completes when the lock is held; fails with the failure, or when withdrawn. */
+  public CompletableFuture<Void> grantedFuture() {
+    return granted;
+  }
+
+  /** Completes when the first try reached a verdict: what a zero budget waits for. */
+  public CompletableFuture<Void> decidedFuture() {
+    return decided;
+  }
+
+  /** Why the attempt failed, once it has. */
+  public RuntimeException failure() {
+    return failure;
+  }
+
+  /** What observers hear if the attempt ends withdrawn: {@code TIMED_OUT} or {@code WITHDRAWN}. */
+  public void withdrawing(AcquireOutcome reason) {
+    withdrawnAs = reason;
+  }
+
+  /**
+   * Runs {@code hook}, in order with the other notices, at each change of the hold's state after
+   * its grant (AT_RISK, HELD again, LOST). Unlike the lock's listeners, it is told of this hold.
+   */
+  void onChange(Consumer<LockState> hook) {
+    changeHook = hook;
+  }
+
+  /** The first try reached a verdict: the attempt waits behind someone, or holds. */
+  public void decided() {
+    decided.complete(null);
+  }
+
+  /** Listeners hear HELD (and AT_RISK, if granted at risk) before the caller wakes. */
+  public void granted(long token, boolean atRisk) {
+    decided.complete(null);
+    telemetry.granted(token);
+    if (settings.hasListeners()) {
+      notifier.submit(() -> settings.tellListeners(LockState.HELD, token));
+    }
+    if (atRisk) {
+      telemetry.stateChanged(LockState.AT_RISK, token);
+      if (settings.hasListeners()) {
+        notifier.submit(() -> settings.tellListeners(LockState.AT_RISK, token));
+      }
+    }
+    notifier.submitQuiet(() -> granted.complete(null)); // after what was queued: HELD first
+  }
+
+  /** The hold entered {@code state} (AT_RISK, HELD again, LOST). */
+  public void changed(LockState state, long token, String reason) {
+    if (state == LockState.LOST) {
+      log.warn("Lock {} lost: {}", settings.description(), reason);
+    } else {
+      log.debug("Lock {} is {}: {}", settings.description(), state, reason);
+    }
+    telemetry.stateChanged(state, token);
+    if (settings.hasListeners()) {
+      notifier.submit(() -> settings.tellListeners(state, token));
+    }
+    Consumer<LockState> hook = changeHook;
+    if (hook != null) {
+      notifier.submit(() -> hook.accept(state));
+    }
+  }
+
+  /** A revocation was requested: {@code handler} runs in order with the notices. */
+  void revoke(Runnable handler) {
+    notifier.submit(handler);
+  }
+
+  /** The attempt ended without a grant: withdrawn if {@code failure} is null, else failed. */
+  public void ended(RuntimeException failure) {
+    settings.attemptEnded();
+    decided.complete(null);
+    telemetry.ended(failure == null ? withdrawnAs : AcquireOutcome.FAILED);
+    if (failure == null) {
+      granted.completeExceptionally(new CancellationException("withdrawn"));
+    } else {
+      this.failure = failure;
+      granted.completeExceptionally(failure);
+    }
+  }
+
+  /**
+   * The hold was let go; warns if it had been lost.
+   *
+   * @return completes once listeners and observers have heard RELEASED
+   */
+  public CompletableFuture<Void> released(long token, String lostReason) {
+    settings.attemptEnded();
+    if (lostReason != null) {
+      log.warn(
+          "Released lock {} after it was lost ({}); local state cleared",
+          settings.description(),
+          lostReason);
+    }
+    CompletableFuture<Void> observed = telemetry.released(token);
+    if (!settings.hasListeners()) {
+      return observed;
+    }
+    return CompletableFuture.allOf(
+        observed, notifier.submitTracked(() -> settings.tellListeners(LockState.RELEASED, token)));
+  }
+
+  /** Whether the current thread is delivering this lifecycle's notices (a listener calls us). */
+  public boolean isDeliveringHere() {
+    return notifier.isDeliveringHere();
+  }
+}

@@ -1,0 +1,110 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.internal.zk.Background;
+import io.lockstep.recipes.internal.zk.Scheduler;
+import io.lockstep.recipes.locks.LockObserver;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.apache.curator.CuratorZookeeperClient;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.listen.StandardListenerManager;
+
+/**
+ * The engine of one Curator client, shared by every lock made with it and with its namespace
+ * facades: the clock and the scheduler, the client's connection and close events, its armed
+ * watches, its nodes in each queue, the observers of all its locks, and what its lock objects share
+ * beyond that (their places for local handoff). Everything per lock object is in its {@link
+ * LockSettings}.
+ *
+ * <p>Engines are kept per ZooKeeper client while it lives and dropped when it closes; that map is
+ * the engine's only static state.
+ */
+public final class LockEngine {
+  private static final ConcurrentMap<CuratorZookeeperClient, LockEngine> engines =
+      new ConcurrentHashMap<>();
+
+  private final LongSupplier clock;
+  private final Scheduler scheduler;
+  private final ClientEvents events;
+  private final WatchRegistry watches = new WatchRegistry();
+  private final LocalQueues localQueues = new LocalQueues();
+  private final ConcurrentMap<String, Object> shared = new ConcurrentHashMap<>();
+  private final StandardListenerManager<LockObserver> observers =
+      StandardListenerManager.standard();
+
+  /**
+   * An engine of its own, not shared through {@link #of}: for tests that drive time.
+   *
+   * @param clock the clock, as {@link System#nanoTime()}
+   * @param scheduler where timers, retries and notices run
+   */
+  LockEngine(CuratorFramework client, LongSupplier clock, Scheduler scheduler) {
+    this(client, clock, scheduler, () -> {});
+  }
+
+  private LockEngine(
+      CuratorFramework client, LongSupplier clock, Scheduler scheduler, Runnable onClose) {
+    this.clock = clock;
+    this.scheduler = scheduler;
+    this.events = new ClientEvents(client, scheduler, onClose);
+  }
+
+  /** The engine of {@code client} (and of every namespace facade of it). */
+  public static LockEngine of(CuratorFramework client) {
+    CuratorZookeeperClient key = client.getZookeeperClient();
+    LockEngine engine =
+        engines.computeIfAbsent(
+            key,
+            k ->
+                new LockEngine(
+                    client,
+                    System::nanoTime,
+                    Background.INSTANCE,
+                    () -> engines.computeIfPresent(k, (c, e) -> null)));
+    engine.events.listenForClose(client);
+    return engine;
+  }
+
+  /** Now, in nanoseconds, on the engine's clock. */
+  long now() {
+    return clock.getAsLong();
+  }
+
+  LongSupplier clock() {
+    return clock;
+  }
+
+  Scheduler scheduler() {
+    return scheduler;
+  }
+
+  /** The client's connection and close events. */
+  ClientEvents events() {
+    return events;
+  }
+
+  /** The client's armed predecessor watches, per session and path. */
+  WatchRegistry watches() {
+    return watches;
+  }
+
+  /** This client's nodes in each single queue. */
+  LocalQueues localQueues() {
+    return localQueues;
+  }
+
+  /** The observers of every lock of the client. */
+  public StandardListenerManager<LockObserver> observers() {
+    return observers;
+  }
+
+  /**
+   * The object kept for this client under {@code key}, made by {@code make} the first time it is
+   * asked for: what the client's lock objects share beyond the engine (a place for local handoff).
+   */
+  public <T> T shared(String key, Class<T> type, Function<String, T> make) {
+    return type.cast(shared.computeIfAbsent(key, make));
+  }
+}

@@ -1,0 +1,49 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+
+/** The exceptions an attempt ends with, each naming the lock. */
+public final class LockFailures {
+  private LockFailures() {}
+
+  /** A failure as a {@link LockException} naming the lock (kept if it names it already). */
+  public static LockException of(String description, Throwable failure) {
+    Throwable cause = Retries.unwrap(failure);
+    if (cause instanceof LockException
+        && String.valueOf(cause.getMessage()).contains(description)) {
+      return (LockException) cause;
+    }
+    return new LockException("Lock " + description + ": " + cause.getMessage(), cause);
+  }
+
+  /** The client was closed while the attempt waited. */
+  static LockException clientClosed(String description) {
+    return new LockException("Lock " + description + ": the Curator client was closed", null);
+  }
+
+  /** Our nodes were lost while waiting, and the retry policy allows no new attempt. */
+  static LockException retriesExhausted(String description, String reason) {
+    return new LockException(
+        "Lock " + description + ": " + reason + ", and the retry policy allows no further attempt",
+        null);
+  }
+
+  /** A hold of session {@code owner} was lost, for {@code reason}. */
+  public static LockOwnershipLostException lost(String description, long owner, String reason) {
+    return new LockOwnershipLostException(
+        "Lock "
+            + description
+            + " was lost by session 0x"
+            + Long.toHexString(owner)
+            + ": "
+            + reason);
+  }
+
+  /** A downgrade's write node is gone: the write hold was lost. */
+  static LockOwnershipLostException tieBroken(String description, String writeNode) {
+    return new LockOwnershipLostException(
+        "Lock " + description + ": cannot downgrade, the write node " + writeNode + " is gone");
+  }
+}

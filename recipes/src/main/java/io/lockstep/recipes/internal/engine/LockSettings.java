@@ -1,0 +1,204 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.internal.queue.NodeNames;
+import io.lockstep.recipes.internal.zk.NodeCreates;
+import io.lockstep.recipes.internal.zk.NodeDeletes;
+import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.internal.zk.Scheduler;
+import io.lockstep.recipes.internal.zk.ZkRequests;
+import io.lockstep.recipes.locks.LockObserver;
+import io.lockstep.recipes.locks.LockState;
+import io.lockstep.recipes.locks.LockStateChange;
+import io.lockstep.recipes.locks.LockStateListener;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.listen.Listenable;
+import org.apache.curator.framework.listen.StandardListenerManager;
+
+/**
+ * What every attempt of one lock object shares: its client (or namespace facade) and that client's
+ * ZooKeeper calls, the lock's name and recipe for messages and events, its listeners and observers,
+ * and what its last read of the queue found. The clock and the scheduler are the client's, in its
+ * {@link LockEngine}.
+ */
+public final class LockSettings {
+  /**
+   * How long a hold goes before it watches its own node, when nothing else would tell it of the
+   * node's deletion: a hold shorter than this (most contended holds) costs no request and no watch
+   * event for it, and a deletion within it is noticed when it ends.
+   */
+  static final long OWN_NODE_WATCH_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  private final LockEngine engine;
+  private final CuratorFramework client;
+  private final String description;
+  private final String recipe;
+  private final boolean observed;
+  private final Retries retries;
+  private final ZkRequests zk;
+  private final NodeCreates creates;
+  private final NodeDeletes deletes;
+  private final Supplier<String> protectionIds;
+  private final StandardListenerManager<LockStateListener> listeners =
+      StandardListenerManager.standard();
+  private final StandardListenerManager<LockObserver> observers =
+      StandardListenerManager.standard();
+  private final AtomicInteger live = new AtomicInteger(); // acquisitions waiting or holding
+  private volatile boolean queueSeen; // the last read of this lock's queue found other nodes
+  private volatile long ownNodeWatchGraceNanos = OWN_NODE_WATCH_GRACE_NANOS;
+
+  /**
+   * @param description the lock path, or the paths of a multi-lock, for messages and events
+   * @param recipe the recipe's name, for observers and events
+   * @param observed whether observers and the Flight Recorder hear of its attempts (a place shared
+   *     by local holds is not: its members are)
+   */
+  LockSettings(
+      LockEngine engine,
+      CuratorFramework client,
+      String description,
+      String recipe,
+      boolean observed,
+      Supplier<String> protectionIds) {
+    this.engine = Objects.requireNonNull(engine, "engine");
+    this.client = Objects.requireNonNull(client, "client");
+    this.description = Objects.requireNonNull(description, "description");
+    this.recipe = Objects.requireNonNull(recipe, "recipe");
+    this.observed = observed;
+    this.retries = new Retries(() -> client.getZookeeperClient().getRetryPolicy(), engine.clock());
+    this.zk = new ZkRequests(client, retries, engine.scheduler());
+    this.creates = new NodeCreates(zk, engine.scheduler());
+    this.deletes = new NodeDeletes(zk, engine.scheduler());
+    this.protectionIds = protectionIds;
+  }
+
+  /** The settings of a lock object of {@code client}'s engine. */
+  public static LockSettings of(CuratorFramework client, String description, String recipe) {
+    return new LockSettings(
+        LockEngine.of(client), client, description, recipe, true, NodeNames::newProtectionId);
+  }
+
+  /** The settings of a place shared by local holds: nobody observes it but through its members. */
+  public static LockSettings unobserved(LockEngine engine, CuratorFramework client, String path) {
+    return new LockSettings(engine, client, path, "place", false, NodeNames::newProtectionId);
+  }
+
+  public LockEngine engine() {
+    return engine;
+  }
+
+  public CuratorFramework client() {
+    return client;
+  }
+
+  /** The lock path (or paths) for messages. */
+  public String description() {
+    return description;
+  }
+
+  /** The recipe's name, for observers and events. */
+  String recipe() {
+    return recipe;
+  }
+
+  /** Whether observers and the Flight Recorder hear of this lock's attempts. */
+  boolean observed() {
+    return observed;
+  }
+
+  public Retries retries() {
+    return retries;
+  }
+
+  public Scheduler scheduler() {
+    return engine.scheduler();
+  }
+
+  public ZkRequests zk() {
+    return zk;
+  }
+
+  NodeCreates creates() {
+    return creates;
+  }
+
+  NodeDeletes deletes() {
+    return deletes;
+  }
+
+  Supplier<String> protectionIds() {
+    return protectionIds;
+  }
+
+  /** The client's connection timeout: the grace given to a first try and to a cleanup. */
+  public long connectionTimeoutNanos() {
+    return TimeUnit.MILLISECONDS.toNanos(client.getZookeeperClient().getConnectionTimeoutMs());
+  }
+
+  /**
+   * Whether the next attempt will likely find a queue: the last read of this single-queue lock
+   * found other nodes than ours. Then its first read leaves no child watch, which would only fire
+   * at the next enqueue or dequeue (see {@code AcquisitionState}).
+   */
+  boolean expectsQueue() {
+    return queueSeen;
+  }
+
+  /** A read of this lock's single queue found other nodes than ours, or none. */
+  void sawQueue(boolean others) {
+    queueSeen = others;
+  }
+
+  /** How long this lock's holds go before they watch their own node (see {@link GrantedState}). */
+  long ownNodeWatchGraceNanos() {
+    return ownNodeWatchGraceNanos;
+  }
+
+  /** Sets the grace of {@link #ownNodeWatchGraceNanos()}: for tests that count requests. */
+  public void ownNodeWatchGrace(long nanos) {
+    ownNodeWatchGraceNanos = nanos;
+  }
+
+  /** The observers of this lock object. */
+  public StandardListenerManager<LockObserver> observers() {
+    return observers;
+  }
+
+  /** Whether an observer of this lock object or of its client would hear of an attempt. */
+  boolean hasObservers() {
+    return observed && (observers.size() > 0 || engine.observers().size() > 0);
+  }
+
+  public Listenable<LockStateListener> listeners() {
+    return listeners;
+  }
+
+  /** Whether any listener would hear a state change. */
+  boolean hasListeners() {
+    return listeners.size() > 0;
+  }
+
+  /** Tells every listener that a hold entered {@code state}; runs user code. */
+  void tellListeners(LockState state, long fencingToken) {
+    LockStateChange change = new LockStateChange(description, state, fencingToken);
+    listeners.forEach(listener -> listener.stateChanged(change));
+  }
+
+  /** An acquisition of this lock object started. */
+  void attemptStarted() {
+    live.incrementAndGet();
+  }
+
+  /** An acquisition of this lock object ended without a grant, or its hold was released. */
+  void attemptEnded() {
+    live.decrementAndGet();
+  }
+
+  /** Whether an acquisition of this lock object is waiting or holding. */
+  public boolean inUse() {
+    return live.get() > 0;
+  }
+}

@@ -1,0 +1,158 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.internal.zk.Callbacks;
+import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.internal.zk.Scheduler;
+import io.lockstep.recipes.internal.zk.ZkRequests;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+
+/**
+ * A getData watch on the node we wait for: armed, counted in the {@link WatchRegistry} until it
+ * fires or is withdrawn, and removed from the server on withdrawal when no other waiter of the
+ * session relies on it, even if the withdrawal overtakes the answer that arms it.
+ */
+final class PredecessorWatch implements Watcher, Step.ArmedWatch {
+  private static final int ANSWERED = 1;
+  private static final int WITHDRAWN = 2;
+  private static final long FIRST_REMOVAL_RETRY_MILLIS = 100;
+  private static final long MAX_REMOVAL_RETRY_MILLIS = 2_000;
+
+  private final ZkRequests zk;
+  private final Scheduler scheduler;
+  private final WatchRegistry registry;
+  private final Consumer<StateEvent> events;
+  private final int epoch;
+  private final int generation;
+  private final String path;
+  private final WatchRegistry.Key key;
+  private final Acquisition ahead; // the acquisition of this process the node belongs to, if any
+  private final AtomicBoolean ended = new AtomicBoolean();
+  private final AtomicInteger progress = new AtomicInteger(); // ANSWERED | WITHDRAWN bits
+  private volatile boolean removeWhenAnswered; // set before WITHDRAWN
+
+  private PredecessorWatch(
+      ZkRequests zk, LockEngine engine, Consumer<StateEvent> events, Step.Watch step) {
+    this.zk = zk;
+    this.scheduler = engine.scheduler();
+    this.registry = engine.watches();
+    this.events = events;
+    this.epoch = step.epoch();
+    this.generation = step.generation();
+    this.path = step.path();
+    this.key = new WatchRegistry.Key(zk.currentSessionId(), zk.toZk(path));
+    this.ahead = engine.localQueues().ownerOf(key.zkPath());
+  }
+
+  /** Arms the watch the step asks for, unless the attempt moved on meanwhile. */
+  static void arm(
+      ZkRequests zk,
+      LockEngine engine,
+      AcquisitionState state,
+      Consumer<StateEvent> events,
+      Step.Watch step) {
+    PredecessorWatch watch = new PredecessorWatch(zk, engine, events, step);
+    watch.registry.arm(watch.key);
+    if (!state.watchArmed(step.epoch(), step.generation(), watch)) {
+      watch.end();
+      return;
+    }
+    watch.send();
+  }
+
+  private void send() {
+    Callbacks.when(
+        zk.getData(path, this),
+        (data, failure) -> {
+          if (failure == null) {
+            if ((progress.getAndUpdate(p -> p | ANSWERED) & WITHDRAWN) != 0 && removeWhenAnswered) {
+              removeFromServer(FIRST_REMOVAL_RETRY_MILLIS); // withdrawn before it was armed
+            }
+            return; // armed: the event brings us back
+          }
+          end();
+          if (Retries.code(failure) == Code.NONODE) {
+            gone(WatchedEvent.NO_ZXID); // already gone, and no watch was left
+          } else {
+            events.accept(new StateEvent.ReadFailed(epoch, failure));
+          }
+        });
+  }
+
+  @Override
+  public void process(WatchedEvent event) {
+    if (event.getType() == EventType.None) {
+      if (event.getState() == KeeperState.Expired || event.getState() == KeeperState.Closed) {
+        end(); // the session's watches are gone; the client's events handle the rest
+      }
+      return;
+    }
+    end();
+    if (event.getType() == EventType.NodeDeleted) {
+      gone(event.getZxid());
+    } else {
+      events.accept(
+          new StateEvent.PredecessorChanged(
+              epoch, generation, false, false, zk.isConnected(), event.getZxid()));
+    }
+  }
+
+  /**
+   * The node is gone, at {@code zxid} if known (else {@link WatchedEvent#NO_ZXID}). If it was a
+   * hold of this process, it was at the head when granted, and nothing can sort between it and us:
+   * the state may take over without reading the queue.
+   */
+  private void gone(long zxid) {
+    boolean localHolderLeft = ahead != null && ahead.wasGrantedWith(path);
+    events.accept(
+        new StateEvent.PredecessorChanged(
+            epoch, generation, true, localHolderLeft, zk.isConnected(), Math.max(0, zxid)));
+  }
+
+  @Override
+  public void withdraw() {
+    if (!end()) {
+      return;
+    }
+    removeWhenAnswered = true;
+    if ((progress.getAndUpdate(p -> p | WITHDRAWN) & ANSWERED) != 0) {
+      removeFromServer(FIRST_REMOVAL_RETRY_MILLIS);
+    }
+  }
+
+  /**
+   * Removes the watch from the server, again after a delay while the connection fails: the client
+   * keeps the watch and sets it again when it reconnects in the same session. Stops as soon as
+   * another waiter of the session watches the path again (it then owns the watch), or the session
+   * or client is gone (and the watch with it).
+   */
+  private void removeFromServer(long retryMillis) {
+    if (registry.isArmed(key)) {
+      return;
+    }
+    Callbacks.when(
+        zk.removeDataWatches(path, key.sessionId()),
+        (settled, failure) -> {
+          if (failure == null && !settled) {
+            long next = Math.min(retryMillis * 2, MAX_REMOVAL_RETRY_MILLIS);
+            scheduler.schedule(retryMillis, () -> removeFromServer(next));
+          }
+        });
+  }
+
+  @Override
+  public void forget() {
+    end();
+  }
+
+  /** Marks the watch ended; true if it was the engine's last watch on this path and session. */
+  private boolean end() {
+    return ended.compareAndSet(false, true) && registry.disarm(key);
+  }
+}

@@ -1,0 +1,114 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockAttempt;
+import io.lockstep.recipes.locks.LockObserver;
+import io.lockstep.recipes.locks.LockState;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one attempt tells observers and the Flight Recorder: its start, how it ended, the state
+ * changes and the release of its hold. Costs nothing measurable when no {@link LockObserver} is
+ * registered and no recording is on: a check per step. An unobserved lock (a place shared by local
+ * holds) tells nobody: its members are the attempts.
+ */
+final class Telemetry {
+  private static final Logger log = LoggerFactory.getLogger(Telemetry.class);
+  private static final AtomicLong ids = new AtomicLong();
+  private static final boolean JFR = jfrAvailable();
+
+  private final LockSettings settings;
+  private final Notifier notifier;
+  private final LockAttempt attempt;
+  private final boolean recorded;
+  private final long startNanos;
+  private final JfrEvents.Acquire acquireEvent; // null when no recording wants it
+  private volatile long grantedNanos;
+  private volatile JfrEvents.HeldSpan holdEvent;
+
+  Telemetry(LockSettings settings, Notifier notifier) {
+    this.settings = settings;
+    this.notifier = notifier;
+    this.attempt =
+        new LockAttempt(ids.incrementAndGet(), settings.description(), settings.recipe());
+    this.recorded = JFR && settings.observed();
+    this.startNanos = settings.retries().now();
+    this.acquireEvent = recorded ? JfrEvents.beginAcquire() : null;
+  }
+
+  /** In the acquiring thread, before the attempt sends anything. */
+  void started() {
+    if (settings.hasObservers()) {
+      notifier.deliverNow(notice(observer -> observer.attemptStarted(attempt)));
+    }
+  }
+
+  /** Queued before the caller wakes, so observers hear the grant first. */
+  void granted(long fencingToken) {
+    long now = settings.retries().now();
+    grantedNanos = now;
+    if (recorded) {
+      JfrEvents.endAcquire(acquireEvent, attempt, AcquireOutcome.GRANTED, fencingToken);
+      holdEvent = JfrEvents.beginHold();
+    }
+    Duration waited = Duration.ofNanos(now - startNanos);
+    observe(
+        observer -> observer.attemptEnded(attempt, AcquireOutcome.GRANTED, waited, fencingToken));
+  }
+
+  void ended(AcquireOutcome outcome) {
+    if (recorded) {
+      JfrEvents.endAcquire(acquireEvent, attempt, outcome, 0);
+    }
+    Duration waited = Duration.ofNanos(settings.retries().now() - startNanos);
+    observe(observer -> observer.attemptEnded(attempt, outcome, waited, 0));
+  }
+
+  void stateChanged(LockState state, long fencingToken) {
+    if (recorded) {
+      JfrEvents.stateChanged(attempt, state);
+    }
+    observe(observer -> observer.stateChanged(attempt, state, fencingToken));
+  }
+
+  /** Queued after the notices before it; the future completes once observers heard it. */
+  CompletableFuture<Void> released(long fencingToken) {
+    if (recorded) {
+      JfrEvents.endHold(holdEvent, attempt, fencingToken);
+    }
+    Duration held = Duration.ofNanos(settings.retries().now() - grantedNanos);
+    if (!settings.hasObservers()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return notifier.submitTracked(
+        notice(observer -> observer.released(attempt, held, fencingToken)));
+  }
+
+  private void observe(Consumer<LockObserver> call) {
+    if (settings.hasObservers()) {
+      notifier.submit(notice(call));
+    }
+  }
+
+  private Runnable notice(Consumer<LockObserver> call) {
+    return () -> {
+      settings.engine().observers().forEach(call);
+      settings.observers().forEach(call);
+    };
+  }
+
+  private static boolean jfrAvailable() {
+    try {
+      Class.forName("jdk.jfr.Event", false, Telemetry.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      log.debug("No jdk.jfr module: Lockstep's Flight Recorder events are off");
+      return false;
+    }
+  }
+}

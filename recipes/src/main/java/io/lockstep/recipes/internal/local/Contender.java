@@ -1,0 +1,34 @@
+package io.lockstep.recipes.internal.local;
+
+import io.lockstep.recipes.internal.engine.Lifecycle;
+import io.lockstep.recipes.internal.engine.Tenure;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A local contender, as the place sees it. Its fields are written under the place's lock only;
+ * {@link #lifecycle} is the runner's, opaque to the state.
+ */
+public final class Contender {
+  final int maxInARow;
+  final Lifecycle lifecycle;
+  io.lockstep.recipes.internal.engine.Phase phase =
+      io.lockstep.recipes.internal.engine.Phase.WAITING;
+  Tenure tenure; // from the grant on
+  long token; // once fenced: this hold's token; 0 before
+  int version = -1; // once fenced: the node version this hold's checks require
+  boolean decided; // the first try reached a verdict
+  boolean fencePending; // waits for a write of the node
+  CompletableFuture<Void> fenceReady; // completed by the runner for FenceReady / FenceRefused
+  final CompletableFuture<Void> cleaned = new CompletableFuture<>(); // the runner's
+  final CompletableFuture<Void> releaseHeard = new CompletableFuture<>(); // the runner's
+
+  /**
+   * @param maxInARow the most local handoffs in a row while others may wait, when this member is
+   *     the one to pass the place on
+   * @param lifecycle what the runner announces to (null in tests without a runner)
+   */
+  public Contender(int maxInARow, Lifecycle lifecycle) {
+    this.maxInARow = maxInARow;
+    this.lifecycle = lifecycle;
+  }
+}

@@ -1,0 +1,284 @@
+package io.lockstep.recipes.internal.local;
+
+import io.lockstep.recipes.internal.engine.Acquisition;
+import io.lockstep.recipes.internal.engine.AcquisitionState;
+import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LockEngine;
+import io.lockstep.recipes.internal.engine.LockFailures;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.engine.Outbox;
+import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.queue.Slot;
+import io.lockstep.recipes.internal.zk.Callbacks;
+import io.lockstep.recipes.internal.zk.NodeCreates;
+import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockState;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException.Code;
+
+/**
+ * One process's place in a lock's queue, shared by the local contenders of every lock object of one
+ * client on that path that asked for local handoff (cohort locking). The place is an ordinary
+ * {@link Acquisition}, so Curator and other processes see an ordinary node; its holds pass from
+ * member to member in memory.
+ *
+ * <p>{@link PlaceState} owns the state and decides; this class carries out its steps, in order
+ * ({@link Outbox}), outside the state's lock: it starts and withdraws the place's attempt, releases
+ * it, reads the queue at the bound, writes the node for a fence, and tells each {@link PlaceMember}
+ * through its {@link Lifecycle}. No step blocks; a member's release waits for what it sent.
+ */
+public final class LocalPlace {
+  private final LockSettings settings; // the place's own: observed through its members only
+  private final Slot slot;
+  private final byte[] data; // what the node holds, written again by a fence
+  private final PlaceState state = new PlaceState();
+  private final Outbox<PlaceStep> outbox = new Outbox<>(this::run);
+  private final ConcurrentMap<Integer, Acquisition> taken = new ConcurrentHashMap<>();
+
+  /**
+   * Attempts of a lock object of {@code settings} that take turns on its client's place in {@code
+   * slot}'s queue, handed on in memory at most {@code maxInARow} times in a row while another
+   * participant may wait. One place per client, path and lock name, however many lock objects.
+   */
+  public static AttemptFactory attempts(LockSettings settings, Slot slot, int maxInARow) {
+    LockEngine engine = settings.engine();
+    LockSettings placeSettings = LockSettings.unobserved(engine, settings.client(), slot.path());
+    String key = "place|" + placeSettings.zk().toZk(slot.path()) + "|" + slot.driver().lockName();
+    LocalPlace place =
+        engine.shared(key, LocalPlace.class, k -> new LocalPlace(placeSettings, slot));
+    return new AttemptFactory() {
+      @Override
+      public Attempt start(List<Slot> slots, Runnable revocationHandler) {
+        return place.join(settings, maxInARow);
+      }
+
+      @Override
+      public LockSettings settings() {
+        return settings;
+      }
+    };
+  }
+
+  private LocalPlace(LockSettings settings, Slot slot) {
+    this.settings = settings;
+    this.slot = slot;
+    byte[] created = NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
+    this.data = created == null ? new byte[0] : created;
+  }
+
+  /** A member of {@code memberSettings}'s lock object joins and waits for its turn. */
+  public PlaceMember join(LockSettings memberSettings, int maxInARow) {
+    PlaceMember member = new PlaceMember(this, memberSettings, maxInARow);
+    member.lifecycle().started();
+    on(new PlaceEvent.Join(member.record()));
+    return member;
+  }
+
+  /** The state, for a member's reads. */
+  PlaceState state() {
+    return state;
+  }
+
+  /** A waiting member gives up, unless it was granted or failed first. */
+  Attempt.Outcome withdraw(Contender member) {
+    on(new PlaceEvent.Withdraw(member));
+    Phase phase = state.phaseOf(member);
+    if (phase.wasGranted()) {
+      return Attempt.Outcome.GRANTED;
+    }
+    return phase == Phase.FAILED ? Attempt.Outcome.FAILED : Attempt.Outcome.WITHDRAWN;
+  }
+
+  /** A holding member lets go; {@code done} completes once what it sent is done. */
+  void release(Contender member, CompletableFuture<Void> done) {
+    int place = state.currentPlace();
+    on(new PlaceEvent.Release(member, place, isLost(place), done));
+  }
+
+  /** Asks for {@code member}'s fence; {@code ready} completes when it has one, or fails. */
+  void fence(Contender member, CompletableFuture<Void> ready) {
+    on(new PlaceEvent.FenceAsked(member, ready));
+  }
+
+  private void on(PlaceEvent event) {
+    if (state.on(event, outbox)) {
+      outbox.drain();
+    }
+  }
+
+  /** Whether the place's attempt {@code place} was granted and is lost since. */
+  private boolean isLost(int place) {
+    Acquisition attempt = taken.get(place);
+    return attempt != null && attempt.phase() == Phase.LOST;
+  }
+
+  private void run(PlaceStep step) {
+    if (step instanceof PlaceStep.Take take) {
+      take(take.place());
+    } else if (step instanceof PlaceStep.WithdrawPlace withdraw) {
+      withdrawPlace(withdraw);
+    } else if (step instanceof PlaceStep.GiveBack giveBack) {
+      giveBack(giveBack);
+    } else if (step instanceof PlaceStep.CheckQueue check) {
+      checkQueue(check.place());
+    } else if (step instanceof PlaceStep.Write write) {
+      write(write);
+    } else if (step instanceof PlaceStep.Grant grant) {
+      grant.member().lifecycle.granted(grant.token(), grant.atRisk());
+    } else if (step instanceof PlaceStep.Notify notice) {
+      String reason = notice.reason() == null ? "the place's " + notice.state() : notice.reason();
+      notice.member().lifecycle.changed(notice.state(), notice.token(), reason);
+    } else if (step instanceof PlaceStep.Decided decided) {
+      decided.member().lifecycle.decided();
+    } else if (step instanceof PlaceStep.Ended ended) {
+      ended.member().lifecycle.ended(ended.failure());
+      if (!ended.afterPlace()) {
+        ended.member().cleaned.complete(null);
+      }
+    } else if (step instanceof PlaceStep.Released released) {
+      Contender member = released.member();
+      Callbacks.when(
+          member.lifecycle.released(released.token(), released.lostReason()),
+          (v, f) -> member.releaseHeard.complete(null));
+      complete(released.done());
+    } else if (step instanceof PlaceStep.Complete complete) {
+      complete(complete.done());
+    } else if (step instanceof PlaceStep.FenceReady ready) {
+      ready.member().fenceReady.complete(null);
+    } else if (step instanceof PlaceStep.FenceRefused refused) {
+      refused.member().fenceReady.completeExceptionally(refused.failure());
+    } else {
+      throw new IllegalStateException("unknown step " + step);
+    }
+  }
+
+  /** Starts the place's attempt; its news comes back tagged with {@code place}. */
+  private void take(int place) {
+    Acquisition attempt =
+        Acquisition.start(
+            settings,
+            List.of(slot),
+            null,
+            new Acquisition.PlaceHooks() {
+              @Override
+              public void queueChanged() {
+                on(new PlaceEvent.QueueChanged(place));
+              }
+
+              @Override
+              public void stateChanged(LockState changed) {
+                on(new PlaceEvent.PlaceChanged(place, changed));
+              }
+            });
+    taken.put(place, attempt); // before any later step: they run after this one
+    Callbacks.when(
+        attempt.decided(),
+        (v, f) -> {
+          if (attempt.phase().isWaiting()) {
+            on(new PlaceEvent.PlaceDecided(place)); // waits behind someone; a grant says so itself
+          }
+        });
+    Callbacks.when(
+        attempt.grantedFuture(),
+        (v, failure) -> on(failure == null ? granted(place, attempt) : ended(place, attempt)));
+  }
+
+  private static PlaceEvent granted(int place, Acquisition attempt) {
+    AcquisitionState.View view = attempt.view();
+    return new PlaceEvent.PlaceGranted(
+        place,
+        view.nodes().get(0),
+        view.owner(),
+        view.token(),
+        view.phase() == Phase.AT_RISK,
+        view.alone(),
+        !view.phase().isHolding());
+  }
+
+  private PlaceEvent ended(int place, Acquisition attempt) {
+    RuntimeException failure = attempt.failure();
+    return new PlaceEvent.PlaceEnded(
+        place,
+        failure != null
+            ? failure
+            : new LockException("Lock " + settings.description() + ": the attempt ended", null));
+  }
+
+  /** Nobody needs the place's attempt: withdrawn, or released if granted at the same moment. */
+  private void withdrawPlace(PlaceStep.WithdrawPlace withdraw) {
+    Acquisition attempt = taken.remove(withdraw.place());
+    if (attempt == null) {
+      withdraw.member().cleaned.complete(null);
+      return;
+    }
+    CompletableFuture<Void> cleanup =
+        attempt.withdraw(AcquireOutcome.WITHDRAWN) == Attempt.Outcome.GRANTED
+            ? attempt.releaseAsync()
+            : attempt.cleanedUp();
+    Callbacks.when(cleanup, (v, f) -> withdraw.member().cleaned.complete(null));
+  }
+
+  private void giveBack(PlaceStep.GiveBack giveBack) {
+    Acquisition attempt = taken.remove(giveBack.place());
+    if (attempt == null) {
+      complete(giveBack.done());
+      return;
+    }
+    Callbacks.when(attempt.releaseAsync(), (v, f) -> complete(giveBack.done()));
+  }
+
+  /**
+   * Reads the queue: whether the place is still alone in it decides the handoffs past the bound.
+   */
+  private void checkQueue(int place) {
+    Acquisition attempt = taken.get(place);
+    if (attempt == null) {
+      return;
+    }
+    String ours = ZKPaths.getNodeFromPath(attempt.nodePaths().get(0));
+    Callbacks.when(
+        settings.zk().childrenOnce(List.of(slot.path()), null),
+        (children, failure) -> {
+          boolean alone = failure == null && children.lists().get(0).equals(List.of(ours));
+          on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
+        });
+  }
+
+  /** Writes the node with the data it has: a fresh zxid, and a new version for the checks. */
+  private void write(PlaceStep.Write write) {
+    int place = write.place();
+    Acquisition attempt = taken.get(place);
+    if (attempt == null) {
+      return;
+    }
+    Callbacks.when(
+        settings.zk().setData(attempt.nodePaths().get(0), data),
+        (stat, failure) -> {
+          if (failure == null) {
+            on(
+                new PlaceEvent.FenceWritten(
+                    place, write.write(), stat.getMzxid(), stat.getVersion(), isLost(place)));
+          } else {
+            on(
+                new PlaceEvent.FenceFailed(
+                    place,
+                    write.write(),
+                    Retries.code(failure) == Code.NONODE,
+                    LockFailures.of(settings.description(), failure)));
+          }
+        });
+  }
+
+  private static void complete(CompletableFuture<Void> done) {
+    if (done != null) {
+      done.complete(null);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+package io.lockstep.recipes.internal.local;
+
+import io.lockstep.recipes.internal.engine.Acquisition;
+import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Lifecycle;
+import io.lockstep.recipes.internal.engine.LockFailures;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+
+/**
+ * One local contender of a {@link LocalPlace}: an attempt that waits in memory for its turn on its
+ * process's place in the queue, and the hold it becomes. To its lock object it is an {@link
+ * Attempt} like any other; its listeners, observers and caller hear it through its {@link
+ * Lifecycle}, as an {@link Acquisition}'s do.
+ *
+ * <p>Its token and checks (its fence) are taken when first asked for: the place's grant token if no
+ * member took it yet, else a write of the node (see {@link PlaceState}).
+ */
+final class PlaceMember implements Attempt {
+  private final LocalPlace place;
+  private final LockSettings settings;
+  private final Lifecycle lifecycle;
+  private final Contender record;
+
+  PlaceMember(LocalPlace place, LockSettings settings, int maxInARow) {
+    this.place = place;
+    this.settings = settings;
+    this.lifecycle = new Lifecycle(settings);
+    this.record = new Contender(maxInARow, lifecycle);
+  }
+
+  Lifecycle lifecycle() {
+    return lifecycle;
+  }
+
+  Contender record() {
+    return record;
+  }
+
+  @Override
+  public CompletableFuture<Void> grantedFuture() {
+    return lifecycle.grantedFuture();
+  }
+
+  @Override
+  public CompletableFuture<Void> decided() {
+    return lifecycle.decidedFuture();
+  }
+
+  @Override
+  public CompletableFuture<Void> cleanedUp() {
+    return record.cleaned;
+  }
+
+  @Override
+  public Outcome withdraw(AcquireOutcome reason) {
+    lifecycle.withdrawing(reason);
+    return place.withdraw(record);
+  }
+
+  @Override
+  public RuntimeException failure() {
+    return lifecycle.failure();
+  }
+
+  @Override
+  public LockSettings settings() {
+    return settings;
+  }
+
+  /**
+   * Passes the place on, or gives it back and waits until its node is deleted (at most the client's
+   * connection timeout), and until the listeners heard RELEASED.
+   */
+  @Override
+  public void release() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    place.release(record, done);
+    Acquisition.awaitQuietly(done, settings.connectionTimeoutNanos());
+    if (!lifecycle.isDeliveringHere()) {
+      record.releaseHeard.join();
+    }
+  }
+
+  @Override
+  public long checkedFencingToken() {
+    return fence().token();
+  }
+
+  @Override
+  public void checkNotLost() {
+    if (place.state().phaseOf(record) == Phase.LOST) {
+      throw lost();
+    }
+  }
+
+  /** A check of the place's node at this hold's version: the next holder's grant fails it. */
+  @Override
+  public List<CuratorOp> ownershipChecks() {
+    fence();
+    PlaceState.Held held = place.state().takeChecks(record);
+    if (held == null) {
+      checkNotLost();
+      throw new IllegalStateException("This hold of lock " + settings.description() + " ended");
+    }
+    try {
+      return List.of(
+          settings
+              .client()
+              .transactionOp()
+              .check()
+              .withVersion(held.version())
+              .forPath(held.node()));
+    } catch (Exception e) {
+      throw new LockException("Could not build an ownership check for " + held.node(), e);
+    }
+  }
+
+  /** This hold's fence: taken now if it has none (which may write the node). */
+  private PlaceState.Held fence() {
+    checkNotLost();
+    PlaceState.Held held = place.state().heldBy(record);
+    if (held != null && held.token() != 0) {
+      return held;
+    }
+    CompletableFuture<Void> ready = new CompletableFuture<>();
+    place.fence(record, ready);
+    awaitFence(ready);
+    held = place.state().heldBy(record);
+    if (held == null) {
+      checkNotLost();
+      throw new IllegalStateException("This hold of lock " + settings.description() + " ended");
+    }
+    return held;
+  }
+
+  private void awaitFence(CompletableFuture<Void> ready) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          ready.get();
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          checkNotLost();
+          Throwable cause = Retries.unwrap(e.getCause());
+          if (cause instanceof RuntimeException failure
+              && !(cause instanceof LockOwnershipLostException)) {
+            throw failure;
+          }
+          throw new LockException("Lock " + settings.description() + ": " + cause, cause);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private LockOwnershipLostException lost() {
+    PlaceState.Held held = place.state().lastHeldBy(record);
+    return LockFailures.lost(
+        settings.description(),
+        held == null ? 0 : held.owner(),
+        place.state().lostReasonOf(record));
+  }
+
+  @Override
+  public Phase phase() {
+    return place.state().phaseOf(record);
+  }
+
+  @Override
+  public List<String> nodePaths() {
+    PlaceState.Held held = place.state().lastHeldBy(record);
+    return held == null ? List.of() : List.of(held.node());
+  }
+}

@@ -1,0 +1,159 @@
+package io.lockstep.recipes.internal.local;
+
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.lockstep.recipes.internal.engine.Outbox;
+import io.lockstep.recipes.internal.engine.Phase;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The state of one process's place in a lock's queue, shared by its local contenders (local
+ * handoff), and its only owner: the place's attempt and phase, the members waiting and holding, the
+ * fence, and the count of handoffs in a row. A {@link PlaceEvent} goes in through {@link
+ * #on(PlaceEvent)}, which changes the state under its lock and returns the {@link PlaceStep}s to
+ * take. No I/O, no threads: {@link LocalPlace} does those around it.
+ */
+final class PlaceState {
+  /*
+   * Algorithm notes.
+   *
+   * The table (place x event -> steps) is in docs/design.md and PlaceStateTest checks every cell.
+   * Repeatedly: members join in arrival order; with no place, one is taken (an attempt). Granted,
+   * the first waiter holds. A release hands the place to the next waiter, in memory, unless nobody
+   * waits or the bound is reached while another participant may wait: then the place goes back
+   * (its node deleted) and is taken again at the tail if members still wait. The hold that reaches
+   * the bound reads the queue; the handoff after it waits for the answer (alone: a new run).
+   *
+   * Fencing (a token is greater than every token handed out before its grant; checks commit only
+   * while their holder holds):
+   * - The place's grant gives a token (the zxid the grant was decided at) and version 0. The first
+   *   member takes both; a later member that asks takes them if nobody took them yet, else the
+   *   place's node is written (same data) and the member takes that write's zxid and version.
+   * - A member that took checks makes the next handoff wait for a write of the node: its checks
+   *   fail from then on, and the next member may take the write's zxid for free.
+   * - Another process is granted only after our node is deleted, so its token (decided at that
+   *   deletion, or later) is greater than every local token: see AcquisitionState.
+   */
+
+  /** Where the place stands. */
+  enum Phase {
+    /** No node: nobody local wants the lock, or the last place went back. */
+    NONE,
+    /** The place's attempt is under way. */
+    TAKING,
+    /** The place is granted: a member holds it, or the next handoff awaits a read or a write. */
+    HELD
+  }
+
+  private final ReentrantLock lock = new ReentrantLock();
+
+  @GuardedBy("lock")
+  private final PlaceMachine machine = new PlaceMachine();
+
+  /** The node a member holds, its owning session, token and check version, read together. */
+  record Held(String node, long owner, long token, int version) {}
+
+  /** One event in, the steps to take out, in order. */
+  List<PlaceStep> on(PlaceEvent event) {
+    lock.lock();
+    try {
+      List<PlaceStep> steps = new ArrayList<>(2);
+      machine.on(event, steps);
+      return steps;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * As {@link #on(PlaceEvent)}, the steps handed to {@code outbox} under the lock.
+   *
+   * @return whether the caller must drain the outbox
+   */
+  boolean on(PlaceEvent event, Outbox<PlaceStep> outbox) {
+    lock.lock();
+    try {
+      boolean drain = false;
+      for (PlaceStep step : on(event)) {
+        drain |= outbox.add(step);
+      }
+      return drain;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The id of the place's latest attempt (for events that report its phase). */
+  int currentPlace() {
+    lock.lock();
+    try {
+      return machine.currentPlace();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Where the place stands. */
+  Phase placePhase() {
+    lock.lock();
+    try {
+      return machine.placePhase();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Where {@code member} stands. */
+  io.lockstep.recipes.internal.engine.Phase phaseOf(Contender member) {
+    lock.lock();
+    try {
+      return machine.phaseOf(member);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code member}'s lost reason, or null. */
+  String lostReasonOf(Contender member) {
+    lock.lock();
+    try {
+      return machine.lostReasonOf(member);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** What {@code member} holds, or null if it does not hold (any more). */
+  Held heldBy(Contender member) {
+    lock.lock();
+    try {
+      return machine.heldBy(member);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * What {@code member} holds, recording that it hands out checks of its version (the next handoff
+   * then writes the node first); null if it does not hold (any more).
+   */
+  Held takeChecks(Contender member) {
+    lock.lock();
+    try {
+      return machine.takeChecks(member);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The place's node and owner as {@code member} knew them (also once lost), or null. */
+  Held lastHeldBy(Contender member) {
+    lock.lock();
+    try {
+      return machine.lastHeldBy(member);
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,79 @@
+package io.lockstep.recipes.internal.owner;
+
+import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockState;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+
+/** A {@link LockHold}: one granted acquisition, owned by whoever has the handle. */
+final class Handle implements LockHold {
+  private final Attempt acquisition;
+  private final Handles owner;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  Handle(Attempt acquisition, Handles owner) {
+    this.acquisition = acquisition;
+    this.owner = owner;
+  }
+
+  @Override
+  public String path() {
+    return acquisition.settings().description();
+  }
+
+  @Override
+  public long fencingToken() {
+    checkOpen();
+    return acquisition.checkedFencingToken();
+  }
+
+  @Override
+  public LockState state() {
+    if (closed.get()) {
+      return LockState.RELEASED;
+    }
+    switch (acquisition.phase()) {
+      case AT_RISK:
+        return LockState.AT_RISK;
+      case LOST:
+        return LockState.LOST;
+      case RELEASED:
+        return LockState.RELEASED;
+      default:
+        return LockState.HELD;
+    }
+  }
+
+  @Override
+  public void checkHeld() {
+    checkOpen();
+    acquisition.checkNotLost();
+  }
+
+  @Override
+  public List<CuratorOp> ownershipChecks() {
+    checkOpen();
+    return acquisition.ownershipChecks();
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      owner.forget(this);
+      acquisition.release();
+    }
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("This hold of lock " + path() + " was closed");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LockHold[" + path() + ", " + state() + "]";
+  }
+}

@@ -1,0 +1,77 @@
+package io.lockstep.recipes.internal.owner;
+
+import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.queue.ReadWriteDriver;
+import io.lockstep.recipes.internal.queue.Slot;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+
+/**
+ * The two hold tables of one {@link ReadWriteMutex}, and the rules between them: a thread holding
+ * the write lock that takes the read lock ties its read node to its write node (a downgrade), and
+ * only while that write hold is not lost; a thread holding only the read lock may not wait for the
+ * write lock (it would wait for itself). Both views share this, as {@code ReentrantReadWriteLock}'s
+ * views share their {@code Sync}.
+ */
+public final class ReadWriteOwnership {
+  private final String path;
+  private final byte[] data;
+  private final ThreadOwnership reads;
+  private final ThreadOwnership writes;
+
+  /**
+   * @param data the data of every lock node, or null for the client's default data
+   */
+  public ReadWriteOwnership(CuratorFramework client, String path, byte[] data) {
+    this.path = path;
+    this.data = data == null ? null : data.clone();
+    AttemptFactory writeAttempts =
+        AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.WriteLock"));
+    AttemptFactory readAttempts =
+        AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.ReadLock"));
+    List<Slot> write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
+    List<Slot> read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
+    this.writes =
+        new ThreadOwnership(
+            writeAttempts, this::writeSlots, null, new Handles(writeAttempts, () -> write, null));
+    this.reads =
+        new ThreadOwnership(
+            readAttempts, this::readSlots, null, new Handles(readAttempts, () -> read, null));
+  }
+
+  public ThreadOwnership reads() {
+    return reads;
+  }
+
+  public ThreadOwnership writes() {
+    return writes;
+  }
+
+  /**
+   * A plain read node, or, for the write holder, a read node tied to its write node: created in one
+   * transaction with a check of the write node, so that ZooKeeper refuses it once the write node is
+   * gone.
+   *
+   * @throws LockOwnershipLostException if the thread's write hold was lost
+   */
+  private List<Slot> readSlots(Thread thread) {
+    Attempt write = writes.heldBy(thread);
+    if (write == null) {
+      return List.of(Slot.of(path, ReadWriteDriver.READ, data));
+    }
+    write.checkNotLost();
+    String writeNode = write.nodePaths().get(0);
+    String sequence = ReadWriteDriver.sequenceOf(ZKPaths.getNodeFromPath(writeNode));
+    return List.of(Slot.tiedTo(path, ReadWriteDriver.READ, data, sequence, writeNode));
+  }
+
+  /** Null (may not wait) for a thread that holds the read lock but not the write lock. */
+  private List<Slot> writeSlots(Thread thread) {
+    return reads.heldBy(thread) != null
+        ? null
+        : List.of(Slot.of(path, ReadWriteDriver.WRITE, data));
+  }
+}

@@ -1,0 +1,105 @@
+package io.lockstep.recipes.internal.queue;
+
+import io.lockstep.recipes.locks.LockDriver;
+import io.lockstep.recipes.locks.LockException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+
+/** Sorts the children of a lock path the way a driver orders them. */
+public final class QueueOrder {
+  private QueueOrder() {}
+
+  /**
+   * The children in queue order: by the driver's sort key, ties broken by the full name. Each key
+   * is computed once, so a long queue costs one key per child and a sort of short strings.
+   */
+  public static List<String> sort(List<String> children, LockDriver driver) {
+    String[][] keyed = new String[children.size()][];
+    for (int i = 0; i < keyed.length; i++) {
+      String name = children.get(i);
+      keyed[i] = new String[] {driver.sortKey(name), name};
+    }
+    Arrays.sort(
+        keyed,
+        Comparator.<String[], String>comparing(pair -> pair[0]).thenComparing(pair -> pair[1]));
+    List<String> sorted = new ArrayList<>(keyed.length);
+    for (String[] pair : keyed) {
+      sorted.add(pair[1]);
+    }
+    return Collections.unmodifiableList(sorted);
+  }
+
+  /**
+   * Where {@link LockDriver#sortKey(String)}'s default key starts in {@code nodeName}: at
+   * ZooKeeper's ten-digit sequence number when the name ends with the lock name and one, else after
+   * the last occurrence of the lock name, else at 0 (the whole name).
+   */
+  public static int keyStart(String nodeName, String lockName) {
+    int sequenceStart = nodeName.length() - 10; // ZooKeeper's sequence suffix: ten digits
+    if (sequenceStart >= lockName.length()
+        && nodeName.startsWith(lockName, sequenceStart - lockName.length())
+        && digitsFrom(nodeName, sequenceStart)) {
+      return sequenceStart;
+    }
+    int at = nodeName.lastIndexOf(lockName);
+    return at < 0 ? 0 : at + lockName.length();
+  }
+
+  /**
+   * Compares two names as {@link #sort} orders them, by the keys starting at {@code aStart} and
+   * {@code bStart}, ties broken by the full name, without cutting the keys out.
+   */
+  static int compareByKey(String a, int aStart, String b, int bStart) {
+    int aLength = a.length() - aStart;
+    int bLength = b.length() - bStart;
+    int common = Math.min(aLength, bLength);
+    for (int i = 0; i < common; i++) {
+      char x = a.charAt(aStart + i);
+      char y = b.charAt(bStart + i);
+      if (x != y) {
+        return x - y;
+      }
+    }
+    return aLength != bLength ? aLength - bLength : a.compareTo(b);
+  }
+
+  private static boolean digitsFrom(String text, int start) {
+    for (int i = start; i < text.length(); i++) {
+      if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Reads a lock path's children and returns those accepted by {@code filter}, in queue order, as
+   * full paths. A lock path that does not exist has no participants.
+   */
+  public static List<String> participants(
+      CuratorFramework client, String path, LockDriver driver, Predicate<String> filter) {
+    List<String> children;
+    try {
+      children = client.getChildren().forPath(path);
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new LockException("Could not read the participants of lock " + path, e);
+    }
+    return sort(children, driver).stream()
+        .filter(filter)
+        .map(name -> ZKPaths.makePath(path, name))
+        .collect(Collectors.toUnmodifiableList());
+  }
+}

@@ -1,0 +1,81 @@
+package io.lockstep.recipes.internal.queue;
+
+import io.lockstep.recipes.locks.LockDriver;
+import java.util.Objects;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+
+/**
+ * One queue an acquisition enqueues in: the lock path, the driver that orders it, the node data,
+ * and, for a read lock taken by the write holder (a downgrade), the write node it is tied to.
+ */
+public final class Slot {
+  private final String path;
+  private final LockDriver driver;
+  private final byte[] data;
+  private final String tiedSuffix;
+  private final String tiedTo;
+
+  private Slot(String path, LockDriver driver, byte[] data, String tiedSuffix, String tiedTo) {
+    this.path = Objects.requireNonNull(path, "path");
+    this.driver = Objects.requireNonNull(driver, "driver");
+    this.data = data == null ? null : data.clone();
+    this.tiedSuffix = tiedSuffix;
+    this.tiedTo = tiedTo;
+  }
+
+  /**
+   * A sequential node in {@code path}'s queue.
+   *
+   * @param data the node data, or null for the client's default data
+   */
+  public static Slot of(String path, LockDriver driver, byte[] data) {
+    return new Slot(path, driver, data, null, null);
+  }
+
+  /**
+   * A non-sequential node whose name ends with {@code suffix}, so that it sorts exactly where the
+   * node {@code tiedTo} carrying that suffix does: Curator's downgrade from a write lock to a read
+   * lock. It is created only while {@code tiedTo} exists (a check in the same transaction).
+   */
+  public static Slot tiedTo(
+      String path, LockDriver driver, byte[] data, String suffix, String tiedTo) {
+    return new Slot(
+        path,
+        driver,
+        data,
+        Objects.requireNonNull(suffix, "suffix"),
+        Objects.requireNonNull(tiedTo, "tiedTo"));
+  }
+
+  /** The lock path (the queue's parent node), as the client sees it. */
+  public String path() {
+    return path;
+  }
+
+  /** The driver ordering this queue. */
+  public LockDriver driver() {
+    return driver;
+  }
+
+  /** The node data, or null for the client's default data. */
+  public byte[] data() {
+    return data == null ? null : data.clone();
+  }
+
+  /** The node this one is tied to (it must exist when ours is created), or null. */
+  public String tiedTo() {
+    return tiedTo;
+  }
+
+  /** The path to create: the protected name, and the tied suffix if any. */
+  public String nodePathToCreate(String protectionId) {
+    String name = NodeNames.prefix(protectionId) + driver.lockName();
+    return ZKPaths.makePath(path, tiedSuffix == null ? name : name + tiedSuffix);
+  }
+
+  /** Sequential unless tied to another node's suffix. */
+  public CreateMode createMode() {
+    return tiedSuffix == null ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL;
+  }
+}

@@ -1,0 +1,185 @@
+package io.lockstep.recipes.internal.zk;
+
+import io.lockstep.recipes.internal.queue.Slot;
+import io.lockstep.recipes.locks.LockException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.CreateOptions;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.proto.CreateRequest;
+
+/**
+ * The engine's creates: our lock nodes, and missing lock directories as containers.
+ *
+ * <p>A create of a sequential node must never be blindly retried (a retry after a lost answer would
+ * leave a second node behind), so creates are sent once and the engine recovers them itself (it
+ * finds its node by its protection id). ACLs and default data come from Curator's own create
+ * builder, so the client's {@code ACLProvider}, namespace and default data apply exactly as for
+ * Curator's recipes.
+ */
+public final class NodeCreates {
+  private final CuratorFramework client;
+  private final ZkRequests requests;
+  private final Scheduler scheduler;
+
+  /** Our nodes, one per slot, their creating zxid, and the session the server says owns them. */
+  public record Created(List<String> nodePaths, long czxid, long owner) {}
+
+  /** A downgrade's create was refused: the write node it is tied to is gone. */
+  public static final class TieRefused extends KeeperException.NoNodeException {
+    private static final long serialVersionUID = 1L;
+
+    TieRefused(String writeNode) {
+      super(writeNode);
+    }
+  }
+
+  public NodeCreates(ZkRequests requests, Scheduler scheduler) {
+    this.client = requests.client();
+    this.requests = requests;
+    this.scheduler = scheduler;
+  }
+
+  /**
+   * Creates our node in every slot's queue: one create (which returns the node's stat) for one
+   * plain slot, else one {@code multi} of creates, with a check of the tied node before each tied
+   * create. Sent once, never retried: on connection loss the caller finds out what happened.
+   */
+  public CompletableFuture<Created> create(List<Slot> slots, String protectionId) {
+    CompletableFuture<Created> result = new CompletableFuture<>();
+    try {
+      ZooKeeper zk = requests.handle();
+      if (slots.size() == 1 && slots.get(0).tiedTo() == null) {
+        CreateRequest request = resolveCreate(slots.get(0), protectionId);
+        zk.create(
+            request.getPath(),
+            request.getData(),
+            request.getAcl(),
+            slots.get(0).createMode(),
+            (rc, path, ctx, name, stat) -> {
+              if (rc == Code.OK.intValue()) {
+                result.complete(
+                    new Created(
+                        List.of(requests.toClient(name)),
+                        stat.getCzxid(),
+                        stat.getEphemeralOwner()));
+              } else {
+                result.completeExceptionally(
+                    KeeperException.create(Code.get(rc), requests.toClient(path)));
+              }
+            },
+            null);
+        return result;
+      }
+      List<Op> ops = new ArrayList<>();
+      for (Slot slot : slots) {
+        if (slot.tiedTo() != null) {
+          ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
+        }
+        CreateRequest request = resolveCreate(slot, protectionId);
+        ops.add(
+            Op.create(
+                request.getPath(),
+                request.getData(),
+                CreateOptions.newBuilder(request.getAcl(), slot.createMode()).build()));
+      }
+      zk.multi(
+          ops,
+          (rc, path, ctx, results) -> {
+            if (rc == Code.OK.intValue()) {
+              result.complete(created(results));
+            } else {
+              result.completeExceptionally(multiFailure(rc, ops, results));
+            }
+          },
+          null);
+    } catch (KeeperException | RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  /** Creates {@code path} and its missing parents as container nodes, off the event thread. */
+  public CompletableFuture<Void> createContainers(String path) {
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    scheduler.execute(
+        () -> {
+          try {
+            client.createContainers(path);
+            result.complete(null);
+          } catch (Exception e) {
+            result.completeExceptionally(e);
+          }
+        });
+    return result;
+  }
+
+  /**
+   * Resolves a create through Curator's create builder, which applies the client's namespace,
+   * ACLProvider and default data, and returns the request it would send.
+   */
+  private CreateRequest resolveCreate(Slot slot, String protectionId) {
+    return resolveCreate(client, slot, protectionId);
+  }
+
+  /** The create request {@code client} would send for our node in {@code slot}. */
+  public static CreateRequest resolveCreate(
+      CuratorFramework client, Slot slot, String protectionId) {
+    String path = slot.nodePathToCreate(protectionId);
+    byte[] data = slot.data();
+    try {
+      CuratorOp op =
+          data == null
+              ? client.transactionOp().create().withMode(slot.createMode()).forPath(path)
+              : client.transactionOp().create().withMode(slot.createMode()).forPath(path, data);
+      return (CreateRequest) op.get().toRequestRecord();
+    } catch (Exception e) {
+      throw new LockException("Could not prepare the lock node " + path, e);
+    }
+  }
+
+  private Created created(List<OpResult> results) {
+    List<String> paths = new ArrayList<>(results.size());
+    long czxid = 0;
+    long owner = 0;
+    for (OpResult op : results) {
+      if (op instanceof OpResult.CreateResult) {
+        OpResult.CreateResult create = (OpResult.CreateResult) op;
+        paths.add(requests.toClient(create.getPath()));
+        czxid = create.getStat().getCzxid();
+        owner = create.getStat().getEphemeralOwner();
+      }
+    }
+    return new Created(List.copyOf(paths), czxid, owner);
+  }
+
+  /**
+   * The failure of a multi: the first op that really failed (the others report rollback); a failed
+   * check is a refused tie.
+   */
+  private KeeperException multiFailure(int rc, List<Op> ops, List<OpResult> results) {
+    if (results != null) {
+      for (int i = 0; i < results.size(); i++) {
+        OpResult op = results.get(i);
+        if (op instanceof OpResult.ErrorResult) {
+          int err = ((OpResult.ErrorResult) op).getErr();
+          if (err != Code.OK.intValue() && err != Code.RUNTIMEINCONSISTENCY.intValue()) {
+            String path = requests.toClient(ops.get(i).getPath());
+            return ops.get(i).getType() == ZooDefs.OpCode.check
+                ? new TieRefused(path)
+                : KeeperException.create(Code.get(err), path);
+          }
+        }
+      }
+    }
+    return KeeperException.create(Code.get(rc));
+  }
+}

@@ -1,0 +1,114 @@
+package io.lockstep.recipes.internal.zk;
+
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.curator.RetryPolicy;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The client's {@link RetryPolicy}, asked without sleeping: the engine schedules the next attempt
+ * instead of parking a thread. Time comes from the injected clock, so tests can drive it.
+ */
+public final class Retries {
+  private final Supplier<RetryPolicy> policy;
+  private final LongSupplier nanoTime;
+
+  /**
+   * @param policy the current retry policy (a Curator client's can be replaced at run time)
+   * @param nanoTime the clock, as {@link System#nanoTime()}
+   */
+  public Retries(Supplier<RetryPolicy> policy, LongSupplier nanoTime) {
+    this.policy = policy;
+    this.nanoTime = nanoTime;
+  }
+
+  /** Now, on the injected clock, in nanoseconds. */
+  public long now() {
+    return nanoTime.getAsLong();
+  }
+
+  /**
+   * Asks the retry policy whether retry number {@code retryCount} (from 0) may go ahead.
+   *
+   * @param startNanos when the attempt began, on {@link #now()}'s clock
+   * @return the delay before the retry in milliseconds, or empty if the policy gives up
+   */
+  public OptionalLong delayMillis(int retryCount, long startNanos) {
+    long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(now() - startNanos);
+    long[] sleep = {0};
+    boolean allowed =
+        policy
+            .get()
+            .allowRetry(retryCount, elapsedMillis, (time, unit) -> sleep[0] = unit.toMillis(time));
+    return allowed ? OptionalLong.of(sleep[0]) : OptionalLong.empty();
+  }
+
+  /**
+   * Runs {@code attempt}, again after the policy's delay while it fails in a retryable way and
+   * {@code live} holds (the client is not closed).
+   */
+  <T> CompletableFuture<T> retrying(
+      Supplier<CompletableFuture<T>> attempt, Scheduler scheduler, BooleanSupplier live) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    retry(attempt, scheduler, live, result, 0, now());
+    return result;
+  }
+
+  private <T> void retry(
+      Supplier<CompletableFuture<T>> attempt,
+      Scheduler scheduler,
+      BooleanSupplier live,
+      CompletableFuture<T> result,
+      int retryCount,
+      long startNanos) {
+    Callbacks.when(
+        attempt.get(),
+        (value, failure) -> {
+          if (failure == null) {
+            result.complete(value);
+            return;
+          }
+          OptionalLong delay =
+              isRetryable(failure) && live.getAsBoolean()
+                  ? delayMillis(retryCount, startNanos)
+                  : OptionalLong.empty();
+          if (delay.isPresent()) {
+            scheduler.schedule(
+                delay.getAsLong(),
+                () -> retry(attempt, scheduler, live, result, retryCount + 1, startNanos));
+          } else {
+            result.completeExceptionally(failure);
+          }
+        });
+  }
+
+  /** Whether the retry policy retries this kind of failure (connection loss and the like). */
+  public boolean isRetryable(Throwable failure) {
+    Throwable cause = unwrap(failure);
+    return cause instanceof Exception && policy.get().allowRetry((Exception) cause);
+  }
+
+  /**
+   * The ZooKeeper error code of a failure, or {@code SYSTEMERROR} if it is not a KeeperException.
+   */
+  public static KeeperException.Code code(Throwable failure) {
+    Throwable cause = unwrap(failure);
+    return cause instanceof KeeperException
+        ? ((KeeperException) cause).code()
+        : KeeperException.Code.SYSTEMERROR;
+  }
+
+  /** The failure itself, without the CompletionException a composed future wraps it in. */
+  public static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+}

@@ -1,0 +1,297 @@
+package io.lockstep.recipes.internal.zk;
+
+import io.lockstep.recipes.locks.LockException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine's reads, writes and watch removals, all asynchronous, on the raw {@link ZooKeeper}
+ * handle (its creates are {@link NodeCreates}'). Reads of several queues go in one read-only {@code
+ * multi}, which Curator's API does not offer. Paths are kept as the client sees them and translated
+ * to and from the namespace here.
+ */
+public final class ZkRequests {
+  private static final Logger log = LoggerFactory.getLogger(ZkRequests.class);
+
+  private final CuratorFramework client;
+  private final Retries retries;
+  private final Scheduler scheduler;
+
+  /**
+   * The children of each path read, the session that read them, and the latest change of those
+   * children the read reflects: the largest pzxid of the paths (0 for paths that do not exist).
+   */
+  public record Children(List<List<String>> lists, long session, long decidedAtZxid) {}
+
+  /** A node's data and stat, and the session that read them. */
+  public record NodeData(byte[] data, Stat stat, long session) {}
+
+  public ZkRequests(CuratorFramework client, Retries retries, Scheduler scheduler) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.retries = retries;
+    this.scheduler = scheduler;
+  }
+
+  CuratorFramework client() {
+    return client;
+  }
+
+  /** Whether the client is connected right now (as seen by ZooKeeper's own event thread). */
+  public boolean isConnected() {
+    return client.getZookeeperClient().isConnected();
+  }
+
+  /** The current handle's session id, or 0 when there is no usable handle. */
+  public long currentSessionId() {
+    try {
+      return handle().getSessionId();
+    } catch (KeeperException | RuntimeException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * Reads the children of each path (retried as the client's policy allows): a plain {@code
+   * getChildren} for one path, optionally leaving a child watch, or one read-only {@code multi} for
+   * several. A path that does not exist has no children.
+   */
+  public CompletableFuture<Children> children(List<String> paths, Watcher childWatcher) {
+    return retrying(() -> childrenOnce(paths, childWatcher));
+  }
+
+  /** As {@link #children}, sent once: a failure is reported, not retried. */
+  public CompletableFuture<Children> childrenOnce(List<String> paths, Watcher childWatcher) {
+    CompletableFuture<Children> result = new CompletableFuture<>();
+    try {
+      ZooKeeper zk = handle();
+      if (paths.size() == 1) {
+        String path = paths.get(0);
+        zk.getChildren(
+            toZk(path),
+            childWatcher,
+            (rc, p, ctx, children, stat) -> {
+              if (rc == Code.OK.intValue()) {
+                result.complete(
+                    new Children(List.of(children), zk.getSessionId(), stat.getPzxid()));
+              } else if (rc == Code.NONODE.intValue()) {
+                result.complete(new Children(List.of(List.of()), zk.getSessionId(), 0));
+              } else {
+                result.completeExceptionally(KeeperException.create(Code.get(rc), path));
+              }
+            },
+            null);
+        return result;
+      }
+      // Each path's children, then its stat (for the pzxid): a read-only multi has no
+      // getChildren2, and a stat read after the children is at least as recent as they are.
+      List<Op> ops = new ArrayList<>(2 * paths.size());
+      for (String path : paths) {
+        ops.add(Op.getChildren(toZk(path)));
+        ops.add(Op.getData(toZk(path)));
+      }
+      zk.multi(
+          ops,
+          (rc, p, ctx, results) -> {
+            if (results == null) {
+              result.completeExceptionally(KeeperException.create(Code.get(rc)));
+              return;
+            }
+            List<List<String>> lists = new ArrayList<>(paths.size());
+            long pzxid = 0;
+            for (int i = 0; i < results.size(); i++) {
+              OpResult op = results.get(i);
+              if (op instanceof OpResult.GetChildrenResult children) {
+                lists.add(children.getChildren());
+              } else if (op instanceof OpResult.GetDataResult data) {
+                pzxid = Math.max(pzxid, data.getStat().getPzxid());
+              } else if (((OpResult.ErrorResult) op).getErr() == Code.NONODE.intValue()) {
+                if (i % 2 == 0) {
+                  lists.add(List.of());
+                }
+              } else {
+                int err = ((OpResult.ErrorResult) op).getErr();
+                result.completeExceptionally(
+                    KeeperException.create(Code.get(err), paths.get(i / 2)));
+                return;
+              }
+            }
+            result.complete(new Children(lists, zk.getSessionId(), pzxid));
+          },
+          null);
+    } catch (KeeperException | RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  /**
+   * Reads a node's data, optionally leaving a data watch (retried as the client's policy allows).
+   * Fails with {@link KeeperException.NoNodeException} if the node does not exist, in which case no
+   * watch is left: that is why the engine watches with getData and never with exists.
+   */
+  public CompletableFuture<NodeData> getData(String path, Watcher watcher) {
+    return retrying(
+        () -> {
+          CompletableFuture<NodeData> result = new CompletableFuture<>();
+          try {
+            ZooKeeper zk = handle();
+            zk.getData(
+                toZk(path),
+                watcher,
+                (rc, p, ctx, data, stat) -> {
+                  if (rc == Code.OK.intValue()) {
+                    result.complete(new NodeData(data, stat, zk.getSessionId()));
+                  } else {
+                    result.completeExceptionally(KeeperException.create(Code.get(rc), path));
+                  }
+                },
+                null);
+          } catch (KeeperException | RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+          return result;
+        });
+  }
+
+  /**
+   * Writes {@code data} to {@code path}, any version (retried as the client's policy allows: the
+   * same data twice is the same data). Completes with the node's stat after the write.
+   */
+  public CompletableFuture<Stat> setData(String path, byte[] data) {
+    return retrying(
+        () -> {
+          CompletableFuture<Stat> result = new CompletableFuture<>();
+          try {
+            handle()
+                .setData(
+                    toZk(path),
+                    data,
+                    -1,
+                    (rc, p, ctx, stat) -> {
+                      if (rc == Code.OK.intValue()) {
+                        result.complete(stat);
+                      } else {
+                        result.completeExceptionally(KeeperException.create(Code.get(rc), path));
+                      }
+                    },
+                    null);
+          } catch (KeeperException | RuntimeException e) {
+            result.completeExceptionally(e);
+          }
+          return result;
+        });
+  }
+
+  /**
+   * Asks the server to remove this session's data watches on {@code path}: all of them, as
+   * ZooKeeper can only remove a path's watches together, so the caller makes sure none of the
+   * engine's other waiters in the session still needs one (any other watcher is told with a {@code
+   * DataWatchRemoved} event, and Curator's and Lockstep's waiters then read again).
+   *
+   * <p>Never a local-only removal: ZooKeeper's client (3.9) reports a local removal that fails with
+   * connection loss as a watch event in the Disconnected state, and its event thread then drops the
+   * real Disconnected event as a repeat, so Curator never goes SUSPENDED and no hold hears AT_RISK.
+   *
+   * @return completes with true once nothing more is to be done (removed, no watch, or the session
+   *     or client is gone), or false if the connection failed and the watch may still be there
+   */
+  public CompletableFuture<Boolean> removeDataWatches(String path, long sessionId) {
+    CompletableFuture<Boolean> result = new CompletableFuture<>();
+    try {
+      ZooKeeper zk = handle();
+      if (zk.getSessionId() != sessionId) {
+        result.complete(true); // the watch died with its session
+        return result;
+      }
+      zk.removeAllWatches(
+          toZk(path),
+          Watcher.WatcherType.Data,
+          false,
+          (rc, p, ctx) -> {
+            log.trace("Removed watches on {}: {}", path, Code.get(rc));
+            result.complete(
+                rc != Code.CONNECTIONLOSS.intValue() && rc != Code.OPERATIONTIMEOUT.intValue());
+          },
+          null);
+    } catch (KeeperException | RuntimeException e) {
+      log.debug("Could not remove watches on {}: {}", path, e.toString());
+      result.complete(true); // no usable handle: the client is closed
+    }
+    return result;
+  }
+
+  /** A check operation per node, for the caller's own transaction. */
+  public List<CuratorOp> checks(List<String> nodePaths) {
+    List<CuratorOp> checks = new ArrayList<>(nodePaths.size());
+    for (String path : nodePaths) {
+      try {
+        checks.add(client.transactionOp().check().forPath(path));
+      } catch (Exception e) {
+        throw new LockException("Could not build an ownership check for " + path, e);
+      }
+    }
+    return List.copyOf(checks);
+  }
+
+  /** Runs {@code attempt}, again after the policy's delay while it fails in a retryable way. */
+  private <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt) {
+    return retries.retrying(attempt, scheduler, this::isStarted);
+  }
+
+  /** Whether the client is started (not yet closed). */
+  boolean isStarted() {
+    return client.getState() == CuratorFrameworkState.STARTED;
+  }
+
+  /**
+   * The current ZooKeeper handle. Curator replaces it when a session expires, so it is fetched for
+   * every call. A client that is not started yields a {@link LockException}: nothing can succeed.
+   */
+  ZooKeeper handle() throws KeeperException {
+    if (!isStarted()) {
+      throw new LockException(
+          "The Curator client is not started (state " + client.getState() + ")", null);
+    }
+    try {
+      return client.getZookeeperClient().getZooKeeper();
+    } catch (KeeperException e) {
+      throw e;
+    } catch (Exception e) {
+      KeeperException loss = new KeeperException.ConnectionLossException();
+      loss.initCause(e);
+      throw loss;
+    }
+  }
+
+  public String toZk(String clientPath) {
+    return ZKPaths.fixForNamespace(client.getNamespace(), clientPath);
+  }
+
+  public String toClient(String zkPath) {
+    String namespace = client.getNamespace();
+    if (zkPath == null || namespace == null || namespace.isEmpty()) {
+      return zkPath;
+    }
+    String root = "/" + namespace;
+    if (zkPath.equals(root)) {
+      return "/";
+    }
+    return zkPath.startsWith(root + "/") ? zkPath.substring(root.length()) : zkPath;
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * Lockstep's lock recipes for Apache Curator. Only the API packages are exported: the engine's
+ * packages ({@code io.lockstep.recipes.internal.*}) are not part of the API. Spring Integration
+ * and Micrometer are optional: their adapters need them, the locks never load them.
+ */
+module io.lockstep.recipes {
+  requires transitive curator.framework;
+  requires transitive curator.recipes;
+  requires transitive curator.client;
+  requires transitive zookeeper;
+  requires org.slf4j;
+  requires static jdk.jfr;
+  requires static spring.integration.core;
+  requires static micrometer.core;
+
+  exports io.lockstep.recipes.locks;
+  exports io.lockstep.recipes.spring;
+  exports io.lockstep.recipes.micrometer;
+}
