@@ -362,7 +362,9 @@ class TokenOrderTest {
    * zxids its local holders take as tokens. So the pzxid is greater than every earlier token. Every
    * later holder is granted after our node's deletion, which comes after our read, and takes its
    * token at or after that deletion: greater than ours. A read that does not list our node (our
-   * session expired under us) gives no token: read then, the pzxid could be a later holder's.
+   * session expired under us) gives no token: read then, the pzxid could be a later holder's. That
+   * is why the stat comes with the children ({@code getChildren().storingStatIn}) rather than from
+   * a bare {@code checkExists}: the same pzxid, plus the proof that we still held when it was read.
    */
   private final class CuratorContender implements Contender {
     private final String name;
