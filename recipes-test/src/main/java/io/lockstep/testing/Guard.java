@@ -2,6 +2,8 @@ package io.lockstep.testing;
 
 import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockStateListener;
+import io.lockstep.recipes.locks.NonReentrantMutex;
+import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +28,26 @@ public final class Guard {
   /** A single-path lock of {@code library} on {@code part}. */
   public static Guard of(Library library, CuratorFramework client, LockPart part) {
     return new Guard(library.lock(client, part), List.of(part));
+  }
+
+  /**
+   * A Lockstep mutex or non-reentrant mutex on {@code part} that hands the lock among this client's
+   * holders of the path (local handoff), at most {@code maxInARow} times in a row while another
+   * participant may wait: {@code ReentrantMutex.builder(client, path).localHandoff(maxInARow)}.
+   * Every such lock of one client on one path shares that client's one node in the queue.
+   *
+   * @throws IllegalArgumentException if {@code part} is neither a mutex nor a non-reentrant mutex
+   *     (local handoff is offered for no other recipe), or {@code maxInARow} is less than 1
+   */
+  public static Guard localHandoff(CuratorFramework client, LockPart part, int maxInARow) {
+    InterProcessLock lock =
+        switch (part.mode()) {
+          case MUTEX -> ReentrantMutex.builder(client, part.path()).localHandoff(maxInARow).build();
+          case NON_REENTRANT_MUTEX ->
+              NonReentrantMutex.builder(client, part.path()).localHandoff(maxInARow).build();
+          default -> throw new IllegalArgumentException("no local handoff for " + part);
+        };
+    return new Guard(lock, List.of(part));
   }
 
   /** A multi-lock of {@code library} over {@code parts} ({@link Library#multiLock}). */

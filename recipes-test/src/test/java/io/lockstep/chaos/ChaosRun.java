@@ -12,6 +12,8 @@ import io.lockstep.testing.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -186,10 +188,38 @@ final class ChaosRun implements AutoCloseable {
 
   /** Checkers 1 and 2: no overlap, tokens in hold order, fenced writes consistent. */
   private void checkHistory() {
+    countLocalSuccessions();
     checker.overlaps().forEach(tally::violation);
     checker.tokenOrderViolations().forEach(tally::violation);
     checkRefusals();
     checkCommitOrder();
+  }
+
+  /**
+   * Counts, per path, the holds of a local-handoff lock that came right after another worker's of
+   * the same session (the place handed on in memory, or given back and taken again at once): the
+   * proof that workers shared a place.
+   */
+  private void countLocalSuccessions() {
+    Map<String, List<ExclusionChecker.Segment>> byPath = new HashMap<>();
+    Set<Integer> seen = new HashSet<>();
+    checker.segments().stream()
+        .sorted(Comparator.comparingLong(ExclusionChecker.Segment::start))
+        .filter(segment -> seen.add(segment.hold())) // a hold's first stretch, once per hold
+        .forEach(
+            segment -> byPath.computeIfAbsent(segment.path(), p -> new ArrayList<>()).add(segment));
+    for (List<ExclusionChecker.Segment> holds : byPath.values()) {
+      for (int i = 1; i < holds.size(); i++) {
+        ExclusionChecker.Segment previous = holds.get(i - 1);
+        ExclusionChecker.Segment current = holds.get(i);
+        if (Workload.isLocalHandoff(previous.holder())
+            && Workload.isLocalHandoff(current.holder())
+            && previous.session() == current.session()
+            && !previous.holder().equals(current.holder())) {
+          tally.localSuccessions.increment();
+        }
+      }
+    }
   }
 
   /**

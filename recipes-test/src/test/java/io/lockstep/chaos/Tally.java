@@ -26,6 +26,10 @@ final class Tally {
   final LongAdder zkWritesCommitted = new LongAdder();
   final LongAdder zkWritesRefused = new LongAdder();
   final LongAdder zkWritesUnsure = new LongAdder();
+  final LongAdder localHandoffAcquired = new LongAdder();
+  final LongAdder localHandoffTimedOut = new LongAdder();
+  final LongAdder localHandoffFailed = new LongAdder();
+  final LongAdder localSuccessions = new LongAdder();
   final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
 
   void violation(String what) {
@@ -70,6 +74,12 @@ final class Tally {
             clientCloses.sum(),
             slowFirstConnects.sum(),
             lostAnswers.sum()),
+        String.format(
+            "chaos local handoff: acquired=%d timed-out=%d failed=%d successive-local-holds=%d",
+            localHandoffAcquired.sum(),
+            localHandoffTimedOut.sum(),
+            localHandoffFailed.sum(),
+            localSuccessions.sum()),
         String.format("chaos loss notifications: at-risk=%d lost=%d", atRisk.sum(), lost.sum()),
         String.format(
             "chaos fenced writes: resource accepted=%d refused-stale=%d; zookeeper committed=%d"

@@ -28,7 +28,10 @@ import org.apache.curator.framework.api.transaction.OperationType;
  * One worker of a chaos run: takes random locks of every recipe of the catalogue with random
  * budgets, writes under them with fencing tokens and ownership checks, and records what happened.
  * Each lock is built on the client's current Curator client, which the schedule may close under it
- * (then acquire fails with {@link LockException} and a hold is lost).
+ * (then acquire fails with {@link LockException} and a hold is lost). Half of the mutexes and
+ * non-reentrant mutexes hand off locally, on one path, with a small random bound (2 to 4): the
+ * client's workers share one place in the queue there, and its handoffs, fairness reads and fence
+ * writes run under the faults.
  */
 final class Workload implements Runnable {
   private static final List<String> MUTEX_PATHS = List.of("/chaos/m0", "/chaos/m1", "/chaos/m2");
@@ -43,8 +46,21 @@ final class Workload implements Runnable {
   /** Longest a release may take (its delete is retried, then handed to the background). */
   private static final long RELEASE_WATCHDOG_MS = 30_000;
 
-  /** A lock chosen for one operation, the client it was built on, and its hold in the history. */
-  private record Choice(Guard guard, CuratorFramework curator, HoldListener holds) {
+  /**
+   * The path of every local-handoff lock, so that a client's workers meet on its place there (and
+   * contend with plain mutexes and multi-locks, which take it too).
+   */
+  private static final String LOCAL_HANDOFF_PATH = MUTEX_PATHS.get(0);
+
+  /** Marks the holder name of a hold of a local-handoff lock in the history. */
+  private static final String LOCAL_HANDOFF = " (local handoff)";
+
+  /**
+   * A lock chosen for one operation, the client it was built on, its hold in the history, and
+   * whether it hands off locally.
+   */
+  private record Choice(
+      Guard guard, CuratorFramework curator, HoldListener holds, boolean localHandoff) {
     FencedLock lock() {
       return guard.fencedLock();
     }
@@ -68,6 +84,11 @@ final class Workload implements Runnable {
     List<String> all = new ArrayList<>(MUTEX_PATHS);
     all.addAll(RW_PATHS);
     return all;
+  }
+
+  /** Whether {@code holder}, as recorded in the history, held a local-handoff lock. */
+  static boolean isLocalHandoff(String holder) {
+    return holder.endsWith(LOCAL_HANDOFF);
   }
 
   /** The ZooKeeper node written under the lock at {@code lockPath}. */
@@ -104,7 +125,10 @@ final class Workload implements Runnable {
   private Choice choose() {
     CuratorFramework curator = client.curator();
     Recipe recipe = Recipe.values()[random.nextInt(Recipe.values().length)];
-    String mutexPath = MUTEX_PATHS.get(random.nextInt(MUTEX_PATHS.size()));
+    boolean localHandoff =
+        (recipe == Recipe.MUTEX || recipe == Recipe.NON_REENTRANT_MUTEX) && random.nextBoolean();
+    String mutexPath =
+        localHandoff ? LOCAL_HANDOFF_PATH : MUTEX_PATHS.get(random.nextInt(MUTEX_PATHS.size()));
     String rwPath = RW_PATHS.get(random.nextInt(RW_PATHS.size()));
     List<LockPart> parts =
         switch (recipe) {
@@ -117,14 +141,18 @@ final class Workload implements Runnable {
           }
           case MULTI_MIXED -> List.of(LockPart.mutex(mutexPath), LockPart.write(rwPath));
         };
-    Guard guard =
-        recipe.isMulti()
-            ? Guard.multi(Library.LOCKSTEP, curator, parts)
-            : Guard.of(Library.LOCKSTEP, curator, parts.get(0));
+    Guard guard;
+    if (recipe.isMulti()) {
+      guard = Guard.multi(Library.LOCKSTEP, curator, parts);
+    } else if (localHandoff) {
+      guard = Guard.localHandoff(curator, parts.get(0), 2 + random.nextInt(3));
+    } else {
+      guard = Guard.of(Library.LOCKSTEP, curator, parts.get(0));
+    }
     HoldListener holds = new HoldListener(run.checker);
     guard.addStateListener(this::count);
     guard.addStateListener(holds);
-    return new Choice(guard, curator, holds);
+    return new Choice(guard, curator, holds, localHandoff);
   }
 
   private void count(LockStateChange change) {
@@ -150,6 +178,9 @@ final class Workload implements Runnable {
       }
     } catch (LockException e) {
       run.tally.failed.increment();
+      if (choice.localHandoff()) {
+        run.tally.localHandoffFailed.increment();
+      }
       checkBound("acquire (failed)", start, budgetMs);
       return;
     } finally {
@@ -158,9 +189,15 @@ final class Workload implements Runnable {
     checkBound("acquire", start, budgetMs);
     if (!acquired) {
       run.tally.timedOut.increment();
+      if (choice.localHandoff()) {
+        run.tally.localHandoffTimedOut.increment();
+      }
       return;
     }
     run.tally.acquired.increment();
+    if (choice.localHandoff()) {
+      run.tally.localHandoffAcquired.increment();
+    }
     hold(choice);
   }
 
@@ -190,8 +227,8 @@ final class Workload implements Runnable {
     }
     // 0 if the schedule closed the client since the grant: such a hold never counts
     long session = Sessions.id(choice.curator());
-    ExclusionChecker.Hold hold =
-        choice.holds().begin(holderName, parts, token, session, session != 0);
+    String holder = choice.localHandoff() ? holderName + LOCAL_HANDOFF : holderName;
+    ExclusionChecker.Hold hold = choice.holds().begin(holder, parts, token, session, session != 0);
     client.holding.add(worker);
     try {
       // Most guarded work is short; one hold in ten is slow, so faults catch holders mid-work.
