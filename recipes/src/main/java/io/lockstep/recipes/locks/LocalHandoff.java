@@ -34,10 +34,13 @@ package io.lockstep.recipes.locks;
  * <p><b>What stays.</b> Other processes, Curator's included, see an ordinary node in Curator's
  * queue and exclude it as before. Loss, at-risk and the state listeners behave as without local
  * handoff: the holder hears what happens to the process's node; when it is lost, local waiters take
- * a new place. A {@link LockInspector} sees the process's node, not its local waiters. Not offered
- * for {@link ReadWriteMutex}: a downgrade ties a read node to the write node, and with a write node
- * shared by the process's writers the tied reader would hold beside the next local writer.
- * Revocation is not offered either: its request names a node, which here is the process's.
+ * a new place. One difference: a local hold that has not taken its token yet (it is taken when
+ * first asked for, see <i>Fencing</i>) is reported to listeners and observers with token 0 until it
+ * does; the place's first hold, and a hold handed a token nobody took, have theirs from the grant.
+ * A {@link LockInspector} sees the process's node, not its local waiters. Not offered for {@link
+ * ReadWriteMutex}: a downgrade ties a read node to the write node, and with a write node shared by
+ * the process's writers the tied reader would hold beside the next local writer. Revocation is not
+ * offered either: its request names a node, which here is the process's.
  */
 public final class LocalHandoff {
   /** The default bound: local handoffs in a row while another participant may wait. */

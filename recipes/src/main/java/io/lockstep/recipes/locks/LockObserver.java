@@ -30,7 +30,8 @@ public interface LockObserver {
    * @param attempt the attempt
    * @param outcome how it ended
    * @param waited from the start of the attempt to its end
-   * @param fencingToken the hold's fencing token if granted, else 0
+   * @param fencingToken the hold's fencing token if granted, else 0 (also 0 for a hold with local
+   *     handoff that has not taken its token yet: see {@link LocalHandoff})
    */
   default void attemptEnded(
       LockAttempt attempt, AcquireOutcome outcome, Duration waited, long fencingToken) {}

@@ -7,7 +7,8 @@ import java.util.Objects;
  *
  * @param lockPath the lock's path (for a multi-lock, its paths in brackets)
  * @param state the state the lock has just entered
- * @param fencingToken the fencing token of the hold that changed state
+ * @param fencingToken the fencing token of the hold that changed state; 0 for a hold with local
+ *     handoff that has not taken its token yet (see {@link LocalHandoff})
  */
 public record LockStateChange(String lockPath, LockState state, long fencingToken) {
   /**

@@ -212,10 +212,7 @@ class PlaceFencingPropertiesTest {
       }
       checks.forEach(
           (other, taken) -> {
-            if (other != member
-                && nodeExists
-                && taken[0] == generation
-                && taken[1] == version) {
+            if (other != member && nodeExists && taken[0] == generation && taken[1] == version) {
               violations.add(
                   "granted while an earlier hold's checks of version " + version + " still pass");
             }
