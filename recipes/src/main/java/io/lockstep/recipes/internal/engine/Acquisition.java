@@ -338,6 +338,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   }
 
   /** Releases the hold without waiting; the future completes once its nodes are deleted. */
+  @Override
   public CompletableFuture<Void> releaseAsync() {
     on(new StateEvent.Release());
     return deleted;

@@ -43,6 +43,14 @@ public interface Attempt {
   /** Releases the hold; a lost one is cleared. */
   void release();
 
+  /**
+   * Releases the hold without waiting for what the release sends (for a grant nobody takes, on
+   * whatever thread delivered it).
+   *
+   * @return completes once the release's requests are done
+   */
+  CompletableFuture<Void> releaseAsync();
+
   /** The fencing token, or a {@link LockOwnershipLostException} if the hold was lost. */
   long checkedFencingToken();
 

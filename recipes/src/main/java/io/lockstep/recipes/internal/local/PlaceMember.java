@@ -82,12 +82,17 @@ final class PlaceMember implements Attempt {
    */
   @Override
   public void release() {
-    CompletableFuture<Void> done = new CompletableFuture<>();
-    place.release(record, done);
-    Acquisition.awaitQuietly(done, settings.connectionTimeoutNanos());
+    Acquisition.awaitQuietly(releaseAsync(), settings.connectionTimeoutNanos());
     if (!lifecycle.isDeliveringHere()) {
       record.releaseHeard.join();
     }
+  }
+
+  @Override
+  public CompletableFuture<Void> releaseAsync() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    place.release(record, done);
+    return done;
   }
 
   @Override

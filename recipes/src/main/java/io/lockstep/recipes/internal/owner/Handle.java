@@ -66,6 +66,17 @@ final class Handle implements LockHold {
     }
   }
 
+  /**
+   * Releases a hold nobody took, without waiting: it may run on whatever thread delivered the
+   * grant.
+   */
+  void abandon() {
+    if (closed.compareAndSet(false, true)) {
+      owner.forget(this);
+      var unused = acquisition.releaseAsync();
+    }
+  }
+
   private void checkOpen() {
     if (closed.get()) {
       throw new IllegalStateException("This hold of lock " + path() + " was closed");

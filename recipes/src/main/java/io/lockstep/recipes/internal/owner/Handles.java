@@ -110,7 +110,7 @@ public final class Handles {
     if (failure == null) {
       Handle handle = register(acquisition);
       if (!result.complete(handle)) {
-        handle.close(); // cancelled or timed out meanwhile: never leak the grant
+        handle.abandon(); // cancelled or timed out meanwhile: never leak the grant
       }
     } else if (!(Retries.unwrap(failure) instanceof CancellationException)) {
       result.completeExceptionally(Retries.unwrap(failure));
