@@ -63,16 +63,7 @@ final class Notifier {
       submit(notice);
       return;
     }
-    CompletableFuture<Void> delivered = new CompletableFuture<>();
-    submit(
-        () -> {
-          try {
-            notice.run();
-          } finally {
-            delivered.complete(null);
-          }
-        });
-    delivered.join();
+    submitTracked(notice).join();
   }
 
   /**

@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lockstep.recipes.internal.StateTables;
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Retries;
@@ -11,10 +12,7 @@ import io.lockstep.recipes.locks.LockDriver;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -109,28 +107,12 @@ class AcquisitionStateTest {
       """;
 
   static Stream<Arguments> cells() {
-    List<String> lines = TABLE.lines().filter(line -> !line.isBlank()).toList();
-    String[] header = lines.get(0).trim().split("\\s+", -1);
-    List<Arguments> cells = new ArrayList<>();
-    for (String line : lines.subList(1, lines.size())) {
-      String[] row = line.trim().split("\\s+", -1);
-      for (int i = 1; i < header.length; i++) {
-        cells.add(Arguments.of(Phase.valueOf(row[0]), Event.valueOf(header[i]), row[i]));
-      }
-    }
-    return cells.stream();
+    return StateTables.cells(TABLE, Phase.class, Event.class);
   }
 
   @Test
   void theTable_coversEveryPhaseAndEvent() {
-    Map<Phase, List<Event>> seen = new LinkedHashMap<>();
-    cells()
-        .forEach(
-            a ->
-                seen.computeIfAbsent((Phase) a.get()[0], p -> new ArrayList<>())
-                    .add((Event) a.get()[1]));
-    assertThat(seen.keySet()).containsExactlyInAnyOrder(Phase.values());
-    seen.values().forEach(events -> assertThat(events).containsExactly(Event.values()));
+    StateTables.assertComplete(TABLE, Phase.class, Event.class);
   }
 
   @ParameterizedTest(name = "{0} x {1} -> {2}")

@@ -3,13 +3,12 @@ package io.lockstep.recipes.internal.local;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lockstep.recipes.internal.StateTables;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -91,28 +90,12 @@ class PlaceStateTest {
       """;
 
   static Stream<Arguments> cells() {
-    List<String> lines = TABLE.lines().filter(line -> !line.isBlank()).toList();
-    String[] header = lines.get(0).trim().split("\\s+", -1);
-    List<Arguments> cells = new ArrayList<>();
-    for (String line : lines.subList(1, lines.size())) {
-      String[] row = line.trim().split("\\s+", -1);
-      for (int i = 1; i < header.length; i++) {
-        cells.add(Arguments.of(Row.valueOf(row[0]), Column.valueOf(header[i]), row[i]));
-      }
-    }
-    return cells.stream();
+    return StateTables.cells(TABLE, Row.class, Column.class);
   }
 
   @Test
   void theTable_coversEveryRowAndColumn() {
-    Map<Row, List<Column>> seen = new LinkedHashMap<>();
-    cells()
-        .forEach(
-            a ->
-                seen.computeIfAbsent((Row) a.get()[0], r -> new ArrayList<>())
-                    .add((Column) a.get()[1]));
-    assertThat(seen.keySet()).containsExactly(Row.values());
-    seen.values().forEach(columns -> assertThat(columns).containsExactly(Column.values()));
+    StateTables.assertComplete(TABLE, Row.class, Column.class);
   }
 
   @ParameterizedTest(name = "{0} x {1} -> {2}")
