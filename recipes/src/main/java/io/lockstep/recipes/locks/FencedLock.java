@@ -111,6 +111,8 @@ public interface FencedLock extends InterProcessLock {
    * @return the fencing token
    * @throws IllegalMonitorStateException if the caller does not hold the lock
    * @throws LockOwnershipLostException if the hold was lost
+   * @throws LockException if the hold hands off locally and the write of its fence was not answered
+   *     within the client's connection timeout (see {@link LocalHandoff})
    */
   long fencingToken();
 
@@ -137,6 +139,8 @@ public interface FencedLock extends InterProcessLock {
    * @return one check per lock node of the caller's hold
    * @throws IllegalMonitorStateException if the caller does not hold the lock
    * @throws LockOwnershipLostException if the hold was lost
+   * @throws LockException if the hold hands off locally and the write of its fence was not answered
+   *     within the client's connection timeout (see {@link LocalHandoff})
    */
   List<CuratorOp> ownershipChecks();
 

@@ -29,7 +29,9 @@ package io.lockstep.recipes.locks;
  * hold that took checks lets go, the next local handoff first writes the node, so those checks fail
  * before anyone else holds (and that write's zxid is the next hold's token, at no cost). Another
  * process is granted the lock only after the place's node is deleted, with a token taken at that
- * deletion or later, so it outranks every local token.
+ * deletion or later, so it outranks every local token. A local hold's {@code fencingToken()} or
+ * {@code ownershipChecks()} that needs the write waits for its answer, at most the client's
+ * connection timeout, and then throws {@link LockException}.
  *
  * <p><b>What stays.</b> Other processes, Curator's included, see an ordinary node in Curator's
  * queue and exclude it as before. Loss, at-risk and the state listeners behave as without local

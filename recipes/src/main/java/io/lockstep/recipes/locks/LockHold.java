@@ -42,6 +42,8 @@ public interface LockHold extends AutoCloseable {
    *
    * @return the fencing token
    * @throws LockOwnershipLostException if the hold was lost
+   * @throws LockException if the hold hands off locally and the write of its fence was not answered
+   *     within the client's connection timeout (see {@link LocalHandoff})
    * @throws IllegalStateException if the hold was closed
    */
   long fencingToken();
@@ -70,6 +72,8 @@ public interface LockHold extends AutoCloseable {
    *
    * @return one check per lock node
    * @throws LockOwnershipLostException if the hold was lost
+   * @throws LockException if the hold hands off locally and the write of its fence was not answered
+   *     within the client's connection timeout (see {@link LocalHandoff})
    * @throws IllegalStateException if the hold was closed
    */
   List<CuratorOp> ownershipChecks();

@@ -332,7 +332,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   @Override
   public void release() {
     awaitQuietly(releaseAsync(), settings.connectionTimeoutNanos());
-    if (!lifecycle.isDeliveringHere()) {
+    if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
       releaseHeard.join();
     }
   }
@@ -369,7 +369,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
 
   @Override
   public Phase phase() {
-    return state.view().phase();
+    return state.phase();
   }
 
   @Override

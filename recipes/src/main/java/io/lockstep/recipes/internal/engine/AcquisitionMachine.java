@@ -82,6 +82,11 @@ final class AcquisitionMachine {
     return e == epoch() && phase == Phase.WAITING && waiting.arm(generation, armed);
   }
 
+  /** Where the attempt or hold stands. */
+  Phase phase() {
+    return hold == null ? phase : hold.phase();
+  }
+
   /** The phase, token, nodes, owner and loss reason, read together. */
   AcquisitionState.View view() {
     return hold == null

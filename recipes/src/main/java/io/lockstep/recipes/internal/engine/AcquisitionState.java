@@ -134,6 +134,16 @@ public final class AcquisitionState {
     }
   }
 
+  /** Where the attempt or hold stands (what {@link #view()} says, without the rest). */
+  Phase phase() {
+    lock.lock();
+    try {
+      return machine.phase();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The phase, token, nodes, owner and loss reason, read together. */
   public View view() {
     lock.lock();

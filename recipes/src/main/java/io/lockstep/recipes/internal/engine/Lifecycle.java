@@ -145,6 +145,11 @@ public final class Lifecycle {
         observed, notifier.submitTracked(() -> settings.tellListeners(LockState.RELEASED, token)));
   }
 
+  /** Whether anyone hears this attempt: a listener of its lock, or an observer. */
+  public boolean isHeard() {
+    return settings.hasListeners() || settings.hasObservers();
+  }
+
   /** Whether the current thread is delivering this lifecycle's notices (a listener calls us). */
   public boolean isDeliveringHere() {
     return notifier.isDeliveringHere();

@@ -16,6 +16,7 @@ import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockState;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -41,6 +42,7 @@ public final class LocalPlace {
   private final PlaceState state = new PlaceState();
   private final Outbox<PlaceStep> outbox = new Outbox<>(this::run);
   private final ConcurrentMap<Integer, Acquisition> taken = new ConcurrentHashMap<>();
+  private volatile int lastTaken; // the id of the place's attempt started last
 
   /**
    * Attempts of a lock object of {@code settings} that take turns on its client's place in {@code
@@ -96,10 +98,23 @@ public final class LocalPlace {
     return phase == Phase.FAILED ? Attempt.Outcome.FAILED : Attempt.Outcome.WITHDRAWN;
   }
 
-  /** A holding member lets go; {@code done} completes once what it sent is done. */
-  void release(Contender member, CompletableFuture<Void> done) {
-    int place = state.currentPlace();
-    on(new PlaceEvent.Release(member, place, isLost(place), done));
+  /**
+   * A holding member lets go; {@code done} completes once what it sent is done.
+   *
+   * @return whether the release sent anything (it gave the place back): a handoff sends nothing
+   */
+  boolean release(Contender member, CompletableFuture<Void> done) {
+    int place = lastTaken; // a holder's place was taken before it was granted: this one, or later
+    List<PlaceStep> steps = new ArrayList<>(3);
+    if (state.on(new PlaceEvent.Release(member, place, isLost(place), done), outbox, steps)) {
+      outbox.drain();
+    }
+    for (PlaceStep step : steps) {
+      if (step instanceof PlaceStep.GiveBack) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Asks for {@code member}'s fence; {@code ready} completes when it has one, or fails. */
@@ -178,6 +193,7 @@ public final class LocalPlace {
               }
             });
     taken.put(place, attempt); // before any later step: they run after this one
+    lastTaken = place;
     Callbacks.when(
         attempt.decided(),
         (v, f) -> {

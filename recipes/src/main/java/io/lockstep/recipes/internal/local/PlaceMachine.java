@@ -140,7 +140,9 @@ final class PlaceMachine {
       steps.add(new PlaceStep.Complete(release.done())); // released before
       return;
     }
-    refuseFence(member, notHolding(member), steps); // another thread's ask cannot be served now
+    if (member.fencePending) {
+      refuseFence(member, notHolding(member), steps); // another thread's ask cannot be served now
+    }
     if (holder != member) {
       steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
       return; // lost, and the place let go already
@@ -154,14 +156,14 @@ final class PlaceMachine {
       giveBackAndRetake(done, steps);
       return;
     }
-    steps.add(new PlaceStep.Released(member, member.token, lost, done));
     if (bound.reached(member.maxInARow) && !bound.checking) {
       check(steps); // sent at the grant already; here so that no path can strand the place
     }
     if (fence.checksTaken && fence.write == 0) {
       write(false, steps); // the checks handed out must fail before anyone else holds
     }
-    resume(false, steps);
+    resume(false, steps); // the next holder is told first: the handoff's path is the short one
+    steps.add(new PlaceStep.Released(member, member.token, lost, done));
   }
 
   // ---- the place's attempt ----

@@ -13,6 +13,8 @@ import io.lockstep.recipes.locks.LockOwnershipLostException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
@@ -77,13 +79,17 @@ final class PlaceMember implements Attempt {
   }
 
   /**
-   * Passes the place on, or gives it back and waits until its node is deleted (at most the client's
-   * connection timeout), and until the listeners heard RELEASED.
+   * Passes the place on (nothing to wait for), or gives it back and waits until its node is deleted
+   * (at most the client's connection timeout); then waits until listeners and observers, if any,
+   * heard RELEASED.
    */
   @Override
   public void release() {
-    Acquisition.awaitQuietly(releaseAsync(), settings.connectionTimeoutNanos());
-    if (!lifecycle.isDeliveringHere()) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (place.release(record, done)) {
+      Acquisition.awaitQuietly(done, settings.connectionTimeoutNanos());
+    }
+    if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
       record.releaseHeard.join();
     }
   }
@@ -91,7 +97,7 @@ final class PlaceMember implements Attempt {
   @Override
   public CompletableFuture<Void> releaseAsync() {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    place.release(record, done);
+    var unused = place.release(record, done);
     return done;
   }
 
@@ -147,15 +153,28 @@ final class PlaceMember implements Attempt {
     return held;
   }
 
+  /**
+   * Waits for the fence, at most the client's connection timeout (an interrupt does not end the
+   * wait; the flag is kept). A write still out then is left to land: a later ask takes its zxid.
+   */
   private void awaitFence(CompletableFuture<Void> ready) {
     boolean interrupted = false;
+    long deadline = System.nanoTime() + settings.connectionTimeoutNanos();
     try {
       while (true) {
         try {
-          ready.get();
+          ready.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
           return;
         } catch (InterruptedException e) {
           interrupted = true;
+        } catch (TimeoutException e) {
+          checkNotLost();
+          throw new LockException(
+              "Lock "
+                  + settings.description()
+                  + ": its fence (a write of the node) was not answered within the connection"
+                  + " timeout",
+              e);
         } catch (ExecutionException e) {
           checkNotLost();
           Throwable cause = Retries.unwrap(e.getCause());

@@ -72,10 +72,21 @@ final class PlaceState {
    * @return whether the caller must drain the outbox
    */
   boolean on(PlaceEvent event, Outbox<PlaceStep> outbox) {
+    return on(event, outbox, new ArrayList<>(2));
+  }
+
+  /**
+   * As {@link #on(PlaceEvent, Outbox)}, the steps also left in {@code steps} for the caller to look
+   * at (a release learns whether it gave the place back).
+   *
+   * @return whether the caller must drain the outbox
+   */
+  boolean on(PlaceEvent event, Outbox<PlaceStep> outbox, List<PlaceStep> steps) {
     lock.lock();
     try {
+      machine.on(event, steps);
       boolean drain = false;
-      for (PlaceStep step : on(event)) {
+      for (PlaceStep step : steps) {
         drain |= outbox.add(step);
       }
       return drain;

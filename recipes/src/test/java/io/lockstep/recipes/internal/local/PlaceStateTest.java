@@ -83,7 +83,7 @@ class PlaceStateTest {
       row             JOIN           WITHDRAW                    RELEASE                       RELEASE_PLACE_LOST            PLACE_DECIDED   PLACE_GRANTED  PLACE_GRANTED_LOST     PLACE_ENDED  PLACE_AT_RISK  PLACE_LOST                             QUEUE_CHANGED  CHECKED_ALONE             CHECKED_OTHERS         FENCE_ASKED          WRITTEN             WRITE_FAILED                 WRITE_NODE_GONE
       NONE            Take/TAKING    -                           !                             !                             -               -              -                      -            -              -                                      -              -                         -                      FenceRefused/NONE    -                   -                            -
       TAKING          -              WithdrawPlace+Ended/NONE    !                             !                             Decided/TAKING  Grant/HELD     GiveBack+Take/TAKING   Ended/NONE   -              -                                      -              -                         -                      FenceRefused/TAKING  -                   -                            -
-      HELD            Decided/HELD   Ended/HELD                  Released+Grant/HELD           Released+GiveBack+Take/TAKING -               -              -                      -            Notify/HELD    Notify+GiveBack+Take/TAKING            -              -                         -                      Write/HELD           -                   -                            -
+      HELD            Decided/HELD   Ended/HELD                  Grant+Released/HELD           Released+GiveBack+Take/TAKING -               -              -                      -            Notify/HELD    Notify+GiveBack+Take/TAKING            -              -                         -                      Write/HELD           -                   -                            -
       FENCING         Decided/HELD   Ended/HELD                  FenceRefused+Released/HELD    FenceRefused+Released+GiveBack+Take/TAKING -  -              -                      -            Notify/HELD    Notify+FenceRefused+GiveBack+Take/TAKING -           -                         -                      -                    FenceReady/HELD     FenceRefused/HELD            Notify+FenceRefused+GiveBack+Take/TAKING
       AWAITING_READ   Decided/HELD   Ended/HELD                  Complete/HELD                 Complete/HELD                 -               -              -                      -            -              GiveBack+Take/TAKING                   -              Grant+CheckQueue/HELD     GiveBack+Take/TAKING   FenceRefused/HELD    -                   -                            -
       AWAITING_WRITE  Decided/HELD   Ended/HELD                  Complete/HELD                 Complete/HELD                 -               -              -                      -            -              GiveBack+Take/TAKING                   -              -                         -                      FenceRefused/HELD    Grant/HELD          GiveBack+Take/TAKING         GiveBack+Take/TAKING
@@ -296,7 +296,7 @@ class PlaceStateTest {
 
     assertThat(place.release(a))
         .extracting(step -> step.getClass().getSimpleName())
-        .containsExactly("Released", "Grant");
+        .containsExactly("Grant", "Released");
     assertThat(b.token).isZero();
   }
 
