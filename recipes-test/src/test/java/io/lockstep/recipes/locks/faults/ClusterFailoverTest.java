@@ -3,8 +3,8 @@ package io.lockstep.recipes.locks.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ServerStats;
 import java.time.Duration;
@@ -21,8 +21,9 @@ import org.apache.curator.test.TestingCluster;
 import org.apache.curator.utils.CloseableUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Losing the server a client is connected to, in a three-server ensemble. */
 @Timeout(120)
@@ -61,11 +62,12 @@ class ClusterFailoverTest {
     return client;
   }
 
-  @Test
-  void holdersServerDies_holderKeepsTheLock_andNobodyElseGetsIt() throws Exception {
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void holdersServerDies_holderKeepsTheLock_andNobodyElseGetsIt(MutexKind kind) throws Exception {
     CuratorFramework holderClient = newClient();
-    ReentrantMutex holder = new ReentrantMutex(holderClient, "/locks/failover");
-    ReentrantMutex waiter = new ReentrantMutex(newClient(), "/locks/failover");
+    FencedLock holder = kind.newLock(holderClient, "/locks/failover");
+    FencedLock waiter = kind.newLock(newClient(), "/locks/failover");
     List<LockState> states = new CopyOnWriteArrayList<>();
     holder.getStateListenable().addListener(change -> states.add(change.state()));
     holder.acquire();

@@ -3,8 +3,9 @@ package io.lockstep.recipes.locks.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.locks.FencedLock;
+import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.TcpProxy;
@@ -21,9 +22,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.utils.CloseableUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Locks taken on a client that has not connected yet: the session id is 0 until the first connect
@@ -96,8 +98,7 @@ class FirstConnectTest {
    *
    * @return the queue at that point
    */
-  private static List<String> awaitWatching(
-      long session, ReentrantMutex lock, int index, int size) {
+  private static List<String> awaitWatching(long session, FencedLock lock, int index, int size) {
     await()
         .atMost(Duration.ofSeconds(20))
         .until(
@@ -111,13 +112,14 @@ class FirstConnectTest {
 
   // Breach 4: a hold taken before the first connect was reported LOST after a same-session
   // reconnect.
-  @Test
-  void holdTakenBeforeTheFirstConnect_survivesASameSessionReconnect_atRiskThenHeld()
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void holdTakenBeforeTheFirstConnect_survivesASameSessionReconnect_atRiskThenHeld(MutexKind kind)
       throws Exception {
     // A lock directory used before: the acquire's first request is then the create of our node.
     zk.newClient().create().creatingParentsIfNeeded().forPath(zk.path("lock"));
     CuratorFramework client = startWithoutWaiting();
-    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+    FencedLock lock = kind.newLock(client, zk.path("lock"));
     List<LockState> states = new CopyOnWriteArrayList<>();
     lock.getStateListenable().addListener(change -> states.add(change.state()));
 
@@ -151,15 +153,16 @@ class FirstConnectTest {
 
   // Breach 4: a waiter enqueued before the first connect lost its place after a same-session
   // reconnect, and a later waiter overtook it.
-  @Test
-  void waiterEnqueuedBeforeTheFirstConnect_keepsItsPlaceAcrossASameSessionReconnect()
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void waiterEnqueuedBeforeTheFirstConnect_keepsItsPlaceAcrossASameSessionReconnect(MutexKind kind)
       throws Exception {
-    ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));
     holder.acquire();
     CuratorFramework lateClient = zk.newClient();
-    ReentrantMutex late = new ReentrantMutex(lateClient, zk.path("lock"));
+    FencedLock late = kind.newLock(lateClient, zk.path("lock"));
     CuratorFramework client = startWithoutWaiting();
-    ReentrantMutex early = new ReentrantMutex(client, zk.path("lock"));
+    FencedLock early = kind.newLock(client, zk.path("lock"));
     try (LockThread earlyThread = new LockThread("early-waiter");
         LockThread lateThread = new LockThread("late-waiter")) {
       CompletableFuture<Void> earlyWaiting = earlyThread.run(early::acquire);
@@ -191,12 +194,13 @@ class FirstConnectTest {
 
   // Breach 4: a waiter enqueued before the first connect left its watch on the server when it
   // timed out.
-  @Test
-  void timedOutWaiterEnqueuedBeforeTheFirstConnect_leavesNoWatch() throws Exception {
-    ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void timedOutWaiterEnqueuedBeforeTheFirstConnect_leavesNoWatch(MutexKind kind) throws Exception {
+    FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));
     holder.acquire();
     CuratorFramework client = startWithoutWaiting();
-    ReentrantMutex waiter = new ReentrantMutex(client, zk.path("lock"));
+    FencedLock waiter = kind.newLock(client, zk.path("lock"));
 
     try (LockThread thread = new LockThread("waiter")) {
       // Connecting, creating, reading and arming the watch take about 8 latencies, well within 5 s.
@@ -220,6 +224,65 @@ class FirstConnectTest {
     }
     assertThat(holder.getParticipantNodes()).hasSize(1);
     holder.release();
+    zk.assertNothingLeft();
+  }
+
+  /**
+   * Two lock objects of a client that has not connected yet wait behind a holder: under local
+   * handoff as members of one place (one node, whose create goes out before the first connect),
+   * otherwise each on a node of its own. Across a same-session reconnect both keep their turns
+   * ahead of another client's waiter enqueued later, and hold in the order they came, each with a
+   * greater token than the hold before.
+   */
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void twoWaitersOfAClientNotYetConnected_keepTheirTurnsAcrossASameSessionReconnect(MutexKind kind)
+      throws Exception {
+    FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));
+    holder.acquire();
+    long holderToken = holder.fencingToken();
+    CuratorFramework lateClient = zk.newClient();
+    FencedLock late = kind.newLock(lateClient, zk.path("lock"));
+    CuratorFramework client = startWithoutWaiting();
+    FencedLock firstEarly = kind.newLock(client, zk.path("lock"));
+    FencedLock secondEarly = kind.newLock(client, zk.path("lock"));
+    CompletableFuture<LockHold> first = firstEarly.acquireAsync().toCompletableFuture();
+    CompletableFuture<LockHold> second = secondEarly.acquireAsync().toCompletableFuture();
+    await().until(() -> Sessions.id(client) != 0);
+    long session = Sessions.id(client);
+    int ours = kind.queueLength(1, 2); // the early waiters' nodes, behind the holder's
+    for (int index = 0; index < ours; index++) {
+      awaitWatching(session, holder, index, 1 + ours);
+    }
+    proxy.setLatency(0);
+    try (LockThread lateThread = new LockThread("late-waiter")) {
+      CompletableFuture<Void> lateWaiting = lateThread.run(late::acquire);
+      List<String> queue = awaitWatching(Sessions.id(lateClient), holder, ours, 2 + ours);
+
+      reconnectSameSession(session);
+      holder.release();
+
+      LockHold firstHold = first.get(20, TimeUnit.SECONDS);
+      assertThat(List.of(second, lateWaiting))
+          .as("waiters granted with the first early one; queue was %s", queue)
+          .noneMatch(CompletableFuture::isDone);
+      long firstToken = firstHold.fencingToken();
+      assertThat(firstToken).isGreaterThan(holderToken);
+      firstHold.close();
+      LockHold secondHold = second.get(20, TimeUnit.SECONDS);
+      assertThat(lateWaiting)
+          .as(
+              "the waiter enqueued after the reconnected ones was granted early; queue was %s",
+              queue)
+          .isNotDone();
+      long secondToken = secondHold.fencingToken();
+      assertThat(secondToken).isGreaterThan(firstToken);
+      secondHold.close();
+      lateWaiting.get(20, TimeUnit.SECONDS);
+      assertThat(lateThread.call(late::fencingToken).get(10, TimeUnit.SECONDS))
+          .isGreaterThan(secondToken);
+      lateThread.run(late::release).get(10, TimeUnit.SECONDS);
+    }
     zk.assertNothingLeft();
   }
 }

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.MultiMutex;
-import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.TcpProxy;
@@ -27,13 +27,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A create whose answer was lost may have been applied: until the node is found by its protection
  * id, or the session ends, the attempt owns a node it cannot name. When the attempt ends in that
  * state (its budget runs out, it is interrupted, or the retry policy gives up), that duty remains:
  * the node must still be found and deleted while the session lives on, or it blocks every other
- * client for as long as the session lasts.
+ * client for as long as the session lasts. Under local handoff the create is the place's, and the
+ * duty passes to the place's attempt when its last local contender gives up.
  */
 @Timeout(120)
 class LostCreateCleanupTest {
@@ -67,15 +70,16 @@ class LostCreateCleanupTest {
   }
 
   // Breach 3a: a timed acquire that ran out of budget during a lost create left its node behind.
-  @Test
-  void timedAcquire_runningOutDuringALostCreate_stillDeletesTheNodeInTheLiveSession()
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void timedAcquire_runningOutDuringALostCreate_stillDeletesTheNodeInTheLiveSession(MutexKind kind)
       throws Exception {
     CuratorFramework admin = zk.newClient();
     List<String> paths = List.of(zk.path("lock"));
     createDirectories(admin, paths);
     CuratorFramework client = clientThroughProxy(new RetryNTimes(100, 100));
     long session = Sessions.id(client);
-    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+    FencedLock lock = kind.newLock(client, zk.path("lock"));
 
     proxy.loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("acquirer")) {
@@ -87,18 +91,20 @@ class LostCreateCleanupTest {
     }
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
-    assertAnotherClientCanAcquire(new ReentrantMutex(zk.newClient(), zk.path("lock")));
+    assertAnotherClientCanAcquire(kind.newLock(zk.newClient(), zk.path("lock")));
   }
 
   // Breach 3b: an acquire interrupted during a lost create left its node behind.
-  @Test
-  void acquire_interruptedDuringALostCreate_stillDeletesTheNodeInTheLiveSession() throws Exception {
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void acquire_interruptedDuringALostCreate_stillDeletesTheNodeInTheLiveSession(MutexKind kind)
+      throws Exception {
     CuratorFramework admin = zk.newClient();
     List<String> paths = List.of(zk.path("lock"));
     createDirectories(admin, paths);
     CuratorFramework client = clientThroughProxy(new RetryNTimes(100, 100));
     long session = Sessions.id(client);
-    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+    FencedLock lock = kind.newLock(client, zk.path("lock"));
 
     proxy.loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("acquirer")) {
@@ -112,10 +118,11 @@ class LostCreateCleanupTest {
     }
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
-    assertAnotherClientCanAcquire(new ReentrantMutex(zk.newClient(), zk.path("lock")));
+    assertAnotherClientCanAcquire(kind.newLock(zk.newClient(), zk.path("lock")));
   }
 
-  // Breach 3b: a multi-lock interrupted during a lost enqueue transaction left its nodes behind.
+  // Breach 3b: a multi-lock interrupted (MultiMutex has no local handoff: plain only) during a lost
+  // enqueue transaction left its nodes behind.
   @Test
   void multiMutexAcquire_interruptedDuringALostTransaction_stillDeletesItsNodesInTheLiveSession()
       throws Exception {
@@ -142,15 +149,16 @@ class LostCreateCleanupTest {
   }
 
   // Breach 3c: an acquire whose retry policy gave up after a lost create left its node behind.
-  @Test
-  void acquire_failingByRetryPolicyAfterALostCreate_stillDeletesTheNodeInTheLiveSession()
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void acquire_failingByRetryPolicyAfterALostCreate_stillDeletesTheNodeInTheLiveSession(
+      MutexKind kind) throws Exception {
     CuratorFramework admin = zk.newClient();
     List<String> paths = List.of(zk.path("lock"));
     createDirectories(admin, paths);
     CuratorFramework client = clientThroughProxy(new RetryNTimes(0, 0));
     long session = Sessions.id(client);
-    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+    FencedLock lock = kind.newLock(client, zk.path("lock"));
 
     proxy.loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("acquirer")) {
@@ -165,19 +173,20 @@ class LostCreateCleanupTest {
     }
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
-    assertAnotherClientCanAcquire(new ReentrantMutex(zk.newClient(), zk.path("lock")));
+    assertAnotherClientCanAcquire(kind.newLock(zk.newClient(), zk.path("lock")));
   }
 
   // Breach 3c: the same, with the link kept cut for a while (retries used up), then healed.
-  @Test
-  void acquire_failingByRetryPolicyWhileTheLinkIsCut_stillDeletesTheNodeOnceHealed()
+  @ParameterizedTest
+  @EnumSource(MutexKind.class)
+  void acquire_failingByRetryPolicyWhileTheLinkIsCut_stillDeletesTheNodeOnceHealed(MutexKind kind)
       throws Exception {
     CuratorFramework admin = zk.newClient();
     List<String> paths = List.of(zk.path("lock"));
     createDirectories(admin, paths);
     CuratorFramework client = clientThroughProxy(new RetryNTimes(2, 100));
     long session = Sessions.id(client);
-    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+    FencedLock lock = kind.newLock(client, zk.path("lock"));
 
     proxy.loseNextResponse(60_000); // the connection goes silent; the cut below closes it
     try (LockThread thread = new LockThread("acquirer")) {
@@ -194,7 +203,50 @@ class LostCreateCleanupTest {
     proxy.heal();
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
-    assertAnotherClientCanAcquire(new ReentrantMutex(zk.newClient(), zk.path("lock")));
+    assertAnotherClientCanAcquire(kind.newLock(zk.newClient(), zk.path("lock")));
+  }
+
+  /**
+   * Under local handoff the lost create is the place's, shared by the client's local contenders:
+   * the first to run out of budget while another still waits must leave the place's attempt going,
+   * and the one still waiting holds once the node is found by its protection id, on that node,
+   * without a duplicate. Local handoff only: without it each waiter has a create of its own.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = MutexKind.class,
+      names = {"REENTRANT_MUTEX_LOCAL_HANDOFF", "NON_REENTRANT_MUTEX_LOCAL_HANDOFF"})
+  void aLocalWaiterRunningOutDuringALostCreate_leavesThePlaceToTheNextOne_whichAdoptsTheNode(
+      MutexKind kind) throws Exception {
+    CuratorFramework admin = zk.newClient();
+    List<String> paths = List.of(zk.path("lock"));
+    createDirectories(admin, paths);
+    CuratorFramework client = clientThroughProxy(new RetryNTimes(100, 100));
+    long session = Sessions.id(client);
+    FencedLock first = kind.newLock(client, zk.path("lock"));
+    FencedLock second = kind.newLock(client, zk.path("lock"));
+
+    proxy.loseNextResponse(SILENT_MILLIS);
+    try (LockThread thread = new LockThread("first")) {
+      CompletableFuture<Boolean> acquired =
+          thread.call(() -> first.acquire(200, TimeUnit.MILLISECONDS));
+      awaitCreateAppliedButUnanswered(admin, paths, session);
+      CompletableFuture<LockHold> secondWaiting = second.acquireAsync().toCompletableFuture();
+
+      assertThat(acquired.get(30, TimeUnit.SECONDS)).as("acquire with a 200 ms budget").isFalse();
+      LockHold hold = secondWaiting.get(30, TimeUnit.SECONDS);
+      List<String> owned = nodesOwnedBy(admin, paths, session);
+      assertThat(owned).as("our nodes once the second local waiter holds").hasSize(1);
+      assertThat(admin.getChildren().forPath(zk.path("lock"))).hasSize(1);
+      assertThat(hold.fencingToken())
+          .as("the token of the first hold of the place")
+          .isEqualTo(admin.checkExists().forPath(owned.get(0)).getCzxid());
+      assertThat(Sessions.id(client)).as("the same session all along").isEqualTo(session);
+      hold.close();
+    }
+
+    assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
+    assertAnotherClientCanAcquire(kind.newLock(zk.newClient(), zk.path("lock")));
   }
 
   private static void createDirectories(CuratorFramework admin, List<String> paths)
