@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** Losing the server a client is connected to, in a three-server ensemble. */
 @Timeout(120)
@@ -63,7 +63,7 @@ class ClusterFailoverTest {
   }
 
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void holdersServerDies_holderKeepsTheLock_andNobodyElseGetsIt(MutexKind kind) throws Exception {
     CuratorFramework holderClient = newClient();
     FencedLock holder = kind.newLock(holderClient, "/locks/failover");

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The create of our lock node reaches the server but its answer is lost. The engine must find the
@@ -53,7 +53,7 @@ class CreateRecoveryTest {
   }
 
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void lostCreateAnswer_sameSession_adoptsTheNodeWithoutADuplicate(MutexKind kind)
       throws Exception {
     CuratorFramework admin = zk.newClient();
@@ -107,7 +107,7 @@ class CreateRecoveryTest {
   }
 
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void lostCreateAnswer_thenSessionExpired_refusesTheStaleNodeAndEnqueuesAfresh(MutexKind kind)
       throws Exception {
     CuratorFramework admin = zk.newClient();

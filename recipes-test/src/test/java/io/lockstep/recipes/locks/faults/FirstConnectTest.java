@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Locks taken on a client that has not connected yet: the session id is 0 until the first connect
@@ -113,7 +113,7 @@ class FirstConnectTest {
   // Breach 4: a hold taken before the first connect was reported LOST after a same-session
   // reconnect.
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void holdTakenBeforeTheFirstConnect_survivesASameSessionReconnect_atRiskThenHeld(MutexKind kind)
       throws Exception {
     // A lock directory used before: the acquire's first request is then the create of our node.
@@ -154,7 +154,7 @@ class FirstConnectTest {
   // Breach 4: a waiter enqueued before the first connect lost its place after a same-session
   // reconnect, and a later waiter overtook it.
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void waiterEnqueuedBeforeTheFirstConnect_keepsItsPlaceAcrossASameSessionReconnect(MutexKind kind)
       throws Exception {
     FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));
@@ -195,7 +195,7 @@ class FirstConnectTest {
   // Breach 4: a waiter enqueued before the first connect left its watch on the server when it
   // timed out.
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void timedOutWaiterEnqueuedBeforeTheFirstConnect_leavesNoWatch(MutexKind kind) throws Exception {
     FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));
     holder.acquire();
@@ -235,7 +235,7 @@ class FirstConnectTest {
    * greater token than the hold before.
    */
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void twoWaitersOfAClientNotYetConnected_keepTheirTurnsAcrossASameSessionReconnect(MutexKind kind)
       throws Exception {
     FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));

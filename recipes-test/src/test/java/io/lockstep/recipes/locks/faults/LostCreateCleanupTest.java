@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A create whose answer was lost may have been applied: until the node is found by its protection
@@ -71,7 +71,7 @@ class LostCreateCleanupTest {
 
   // Breach 3a: a timed acquire that ran out of budget during a lost create left its node behind.
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void timedAcquire_runningOutDuringALostCreate_stillDeletesTheNodeInTheLiveSession(MutexKind kind)
       throws Exception {
     CuratorFramework admin = zk.newClient();
@@ -96,7 +96,7 @@ class LostCreateCleanupTest {
 
   // Breach 3b: an acquire interrupted during a lost create left its node behind.
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void acquire_interruptedDuringALostCreate_stillDeletesTheNodeInTheLiveSession(MutexKind kind)
       throws Exception {
     CuratorFramework admin = zk.newClient();
@@ -150,7 +150,7 @@ class LostCreateCleanupTest {
 
   // Breach 3c: an acquire whose retry policy gave up after a lost create left its node behind.
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void acquire_failingByRetryPolicyAfterALostCreate_stillDeletesTheNodeInTheLiveSession(
       MutexKind kind) throws Exception {
     CuratorFramework admin = zk.newClient();
@@ -178,7 +178,7 @@ class LostCreateCleanupTest {
 
   // Breach 3c: the same, with the link kept cut for a while (retries used up), then healed.
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void acquire_failingByRetryPolicyWhileTheLinkIsCut_stillDeletesTheNodeOnceHealed(MutexKind kind)
       throws Exception {
     CuratorFramework admin = zk.newClient();
@@ -213,9 +213,7 @@ class LostCreateCleanupTest {
    * without a duplicate. Local handoff only: without it each waiter has a create of its own.
    */
   @ParameterizedTest
-  @EnumSource(
-      value = MutexKind.class,
-      names = {"REENTRANT_MUTEX_LOCAL_HANDOFF", "NON_REENTRANT_MUTEX_LOCAL_HANDOFF"})
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#localInThisRun")
   void aLocalWaiterRunningOutDuringALostCreate_leavesThePlaceToTheNextOne_whichAdoptsTheNode(
       MutexKind kind) throws Exception {
     CuratorFramework admin = zk.newClient();

@@ -4,6 +4,7 @@ import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.NonReentrantMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.util.function.BiFunction;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -14,6 +15,12 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>The tests call each lock from the thread that acquired it (as a reentrant lock requires) and
  * never acquire twice from one thread without a release (as a non-reentrant lock requires), so the
  * same steps fit all three.
+ *
+ * <p>The default suite runs the fault tests on the plain mutex and on the reentrant one with local
+ * handoff ({@link #inThisRun()}); the non-reentrant one with local handoff, which shares the
+ * place's engine and differs only in who owns a hold (which the contract suites cover on every
+ * kind), joins them with {@code -Pfaults} ({@code -Dfaults.allKinds=true}): the partitions and
+ * expiries take seconds each, and the suite stays under its 15 minutes.
  */
 enum MutexKind {
   REENTRANT_MUTEX((client, path) -> new ReentrantMutex(client, path)),
@@ -28,6 +35,20 @@ enum MutexKind {
 
   MutexKind(BiFunction<CuratorFramework, String, FencedLock> factory) {
     this.factory = factory;
+  }
+
+  /** The kinds this run's fault tests cover: all with {@code -Dfaults.allKinds=true}. */
+  static Stream<MutexKind> inThisRun() {
+    return Stream.of(values()).filter(MutexKind::runs);
+  }
+
+  /** The kinds with local handoff this run covers. */
+  static Stream<MutexKind> localInThisRun() {
+    return inThisRun().filter(MutexKind::handsOffLocally);
+  }
+
+  private boolean runs() {
+    return this != NON_REENTRANT_MUTEX_LOCAL_HANDOFF || Boolean.getBoolean("faults.allKinds");
   }
 
   /** A new lock object of this kind on {@code path}. */

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** A holder cut off from ZooKeeper, silently, for longer than its session. */
 @Timeout(90)
@@ -52,7 +52,7 @@ class PartitionTest {
   }
 
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void silentlyPartitionedHolder_isToldAtRiskBeforeTheLockPassesOn_thenLost(MutexKind kind)
       throws Exception {
     CuratorFramework holderClient = throughProxy(4_000);
@@ -96,7 +96,7 @@ class PartitionTest {
    * go SUSPENDED, and the holder would never hear AT_RISK while its session expired.
    */
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void aWaiterGivingUpDuringTheSilence_doesNotHideTheDisconnectFromTheHolder(MutexKind kind)
       throws Exception {
     CuratorFramework partitioned = throughProxy(4_000);
@@ -147,7 +147,7 @@ class PartitionTest {
    * the gone waiter's watch would stay on the server until the node it watched changed.
    */
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void aWatchRemovalCutOffByThePartition_isSentAgainAfterTheReconnect(MutexKind kind)
       throws Exception {
     CuratorFramework partitioned = throughProxy(8_000);
@@ -192,7 +192,7 @@ class PartitionTest {
    * that the expiry let in, with a token greater than both earlier holds'.
    */
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void silentlyPartitionedHolder_withAWaiterOfItsOwnClient_isLost_andTheWaiterHoldsInTheNextSession(
       MutexKind kind) throws Exception {
     // Retries for as long as the client may take to reach its next session: the waiter's new
@@ -262,9 +262,7 @@ class PartitionTest {
    * heals (the case above).
    */
   @ParameterizedTest
-  @EnumSource(
-      value = MutexKind.class,
-      names = {"REENTRANT_MUTEX_LOCAL_HANDOFF", "NON_REENTRANT_MUTEX_LOCAL_HANDOFF"})
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#localInThisRun")
   void aLocalHandoffDuringTheSilence_grantsTheNextLocalHolderAtRisk_thenLost(MutexKind kind)
       throws Exception {
     CuratorFramework partitioned = throughProxy(8_000, new RetryNTimes(100, 200));
@@ -315,9 +313,7 @@ class PartitionTest {
    * then. Local handoff only: a plain hold's token is known from its grant.
    */
   @ParameterizedTest
-  @EnumSource(
-      value = MutexKind.class,
-      names = {"REENTRANT_MUTEX_LOCAL_HANDOFF", "NON_REENTRANT_MUTEX_LOCAL_HANDOFF"})
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#localInThisRun")
   void aLocalHoldersTokenAskedDuringTheSilence_isRefused_andTheHoldIsLost(MutexKind kind)
       throws Exception {
     CuratorFramework partitioned = throughProxy(4_000);

@@ -18,7 +18,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The server goes away and comes back within the session timeout: the session survives. */
 @Timeout(90)
@@ -26,7 +26,7 @@ class ServerRestartTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void serverRestart_holderIsAtRiskThenHeldAgain_andWaiterStillGetsTheLock(MutexKind kind)
       throws Exception {
     FencedLock holder = kind.newLock(zk.newClient(), zk.path("lock"));
@@ -61,7 +61,7 @@ class ServerRestartTest {
    * the restart). The bound of two local handoffs in a row then gives the other client its turn.
    */
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void serverRestart_whileWaitersOfTheHoldersClientWait_theyHoldInTurn_withGreaterTokens(
       MutexKind kind) throws Exception {
     CuratorFramework client = zk.newClient();
@@ -124,7 +124,7 @@ class ServerRestartTest {
    * (the last once the server is back), and the other client's waiter holds as well.
    */
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void serverAway_whileTheHoldPassesAmongWaitersOfOneClient_noWaiterFails(MutexKind kind)
       throws Exception {
     // a short connection timeout: a plain release waits at most that long for its delete
@@ -199,9 +199,7 @@ class ServerRestartTest {
    * without it the waiter of the same client is granted through ZooKeeper, after the restart.
    */
   @ParameterizedTest
-  @EnumSource(
-      value = MutexKind.class,
-      names = {"REENTRANT_MUTEX_LOCAL_HANDOFF", "NON_REENTRANT_MUTEX_LOCAL_HANDOFF"})
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#localInThisRun")
   void aLocalHandoffWhileTheServerIsAway_grantsAtRisk_thenHeldOnceTheSessionIsBack(MutexKind kind)
       throws Exception {
     CuratorFramework client = zk.newClient();

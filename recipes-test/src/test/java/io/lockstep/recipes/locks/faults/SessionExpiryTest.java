@@ -26,7 +26,7 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The session of a client that holds a lock, with another contender of the same client waiting,
@@ -43,7 +43,7 @@ class SessionExpiryTest {
    * token greater than both earlier holds'.
    */
   @ParameterizedTest
-  @EnumSource(MutexKind.class)
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
   void sessionExpiry_holderIsLost_andAWaiterOfItsClientHoldsInTheNextSession_afterTheOtherClient(
       MutexKind kind) throws Exception {
     CuratorFramework client = zk.newClient();
@@ -107,9 +107,7 @@ class SessionExpiryTest {
    * by the server's answers, which no expired session gets.
    */
   @ParameterizedTest
-  @EnumSource(
-      value = MutexKind.class,
-      names = {"REENTRANT_MUTEX_LOCAL_HANDOFF", "NON_REENTRANT_MUTEX_LOCAL_HANDOFF"})
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#localInThisRun")
   void aLocalHandoffBeforeTheClientHearsItsSessionExpired_yieldsNoToken_andIsLost(MutexKind kind)
       throws Exception {
     CuratorFramework client = zk.newClient();
@@ -160,9 +158,7 @@ class SessionExpiryTest {
    * greater token. Local handoff only: without it there is no shared node to write.
    */
   @ParameterizedTest
-  @EnumSource(
-      value = MutexKind.class,
-      names = {"REENTRANT_MUTEX_LOCAL_HANDOFF", "NON_REENTRANT_MUTEX_LOCAL_HANDOFF"})
+  @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#localInThisRun")
   void aHandoffAwaitingItsFenceWrite_whenTheSessionExpired_grantsTheNextLocalHolderANewNode(
       MutexKind kind) throws Exception {
     CuratorFramework client = zk.newClient();
