@@ -113,4 +113,19 @@ class KeyedLocksTest {
     assertThat(zk.requestsSoFar(client)).isEqualTo(before);
     assertThat(client.checkExists().forPath(zk.path("k"))).isNull();
   }
+
+  // Issue 21: keys that differed in a lone surrogate shared one node (both became '?').
+  @Test
+  void everyKey_hasANodeOfItsOwn_andThePathGivesTheKeyBack() {
+    KeyedLocks locks = new KeyedLocks(zk.newClient(), zk.path("k"));
+    java.util.List<String> keys =
+        java.util.List.of("\uD800", "\uDBFF", "?", "a\uDC00", "a?", "_c_x-lock-0000000001", "%3F");
+
+    java.util.List<String> paths = keys.stream().map(locks::pathOf).toList();
+
+    assertThat(paths).doesNotHaveDuplicates();
+    for (int i = 0; i < keys.size(); i++) {
+      assertThat(locks.keyOf(paths.get(i))).isEqualTo(keys.get(i));
+    }
+  }
 }

@@ -96,4 +96,43 @@ class LockViewTest {
       view.unlock();
     }
   }
+
+  // Issue 21: Lock.tryLock(time) with a time of zero or less must not wait, and must not throw.
+  @Test
+  void tryLockWithANegativeTime_makesOneAttempt_asLockSays() throws Exception {
+    ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    Lock view = new ReentrantMutex(zk.newClient(), zk.path("lock")).asLock();
+
+    assertThat(view.tryLock(-5, TimeUnit.SECONDS)).as("a free lock").isTrue();
+    view.unlock();
+    holder.acquire();
+    try {
+      assertThat(view.tryLock(-1, TimeUnit.MILLISECONDS)).as("a held lock").isFalse();
+    } finally {
+      holder.release();
+    }
+    assertThat(holder.getParticipantNodes()).isEmpty();
+  }
+
+  // Issue 21: ReentrantLock throws InterruptedException for a set flag even when reentrant.
+  @Test
+  void aReentrantLockInterruptiblyOrTimedTryLock_withTheFlagSet_throwsAndKeepsTheHold()
+      throws Exception {
+    ReentrantMutex mutex = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    Lock view = mutex.asLock();
+    view.lock();
+    try {
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(view::lockInterruptibly).isInstanceOf(InterruptedException.class);
+      assertThat(Thread.interrupted()).as("the flag is cleared, as ReentrantLock does").isFalse();
+      Thread.currentThread().interrupt();
+      assertThatThrownBy(() -> view.tryLock(1, TimeUnit.SECONDS))
+          .isInstanceOf(InterruptedException.class);
+      assertThat(mutex.getHoldCount()).as("no count was added").isEqualTo(1);
+    } finally {
+      Thread.interrupted();
+      view.unlock();
+    }
+    assertThat(mutex.getParticipantNodes()).isEmpty();
+  }
 }

@@ -1,6 +1,5 @@
 package io.lockstep.recipes.locks;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,10 +27,12 @@ import org.apache.curator.utils.ZKPaths;
  * <p><b>Keys and paths.</b> Any non-empty string is a key. It becomes one node name under the root
  * ({@link #pathOf(String)}): ASCII letters, digits, {@code '-'}, {@code '_'} and {@code '.'} stay
  * as they are; every other character is written as the percent-encoded bytes of its UTF-8 form
- * ({@code "a/b"} becomes {@code "a%2Fb"}, {@code "é"} becomes {@code "%C3%A9"}); a key of only dots
- * is encoded whole. So no key can reach outside the root or name another key's node. A key whose
- * node name would be longer than 1,024 characters is refused. Use one kind of lock per key: a mutex
- * and a read-write lock on one key would share one queue that neither understands.
+ * ({@code "a/b"} becomes {@code "a%2Fb"}, {@code "é"} becomes {@code "%C3%A9"}), and a surrogate
+ * that is not half of a pair as {@code %u} and its four hex digits; a key of only dots is encoded
+ * whole. So no key can reach outside the root, every string has a node of its own, and {@link
+ * #keyOf(String)} gives a path's key back. A key whose node name would be longer than 1,024
+ * characters is refused. Use one kind of lock per key: a mutex and a read-write lock on one key
+ * would share one queue that neither understands.
  *
  * <p><b>Limits.</b> Lock objects are cheap, but every key seen stays in memory until {@link
  * #expireUnusedOlderThan(Duration)} drops it; call it from time to time in a service with many
@@ -112,6 +113,25 @@ public final class KeyedLocks {
   }
 
   /**
+   * The key whose lock path is {@code path}: the inverse of {@link #pathOf(String)}, for tools that
+   * list the locks under the root.
+   *
+   * @param path a lock path directly under the root
+   * @return the key
+   * @throws NullPointerException if {@code path} is null
+   * @throws IllegalArgumentException if {@code path} is not directly under the root, or its node
+   *     name is no key's
+   */
+  public String keyOf(String path) {
+    Objects.requireNonNull(path, "path");
+    ZKPaths.PathAndNode parts = ZKPaths.getPathAndNode(path);
+    if (!parts.getPath().equals(root)) {
+      throw new IllegalArgumentException("path is not directly under " + root + ": " + path);
+    }
+    return KeyNames.decode(parts.getNode());
+  }
+
+  /**
    * Forgets the lock objects that are not in use (no acquire waiting, no hold) and were last asked
    * for longer ago than {@code age}. A key asked for again later gets a new lock object.
    *
@@ -163,30 +183,9 @@ public final class KeyedLocks {
     return lock.holds.settings().inUse();
   }
 
-  /** The key's node name: unreserved ASCII kept, everything else percent-encoded UTF-8. */
+  /** The key's node name (see {@link KeyNames}), refused when too long. */
   static String nodeName(String key) {
-    Objects.requireNonNull(key, "key");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("key must not be empty");
-    }
-    boolean onlyDots = key.chars().allMatch(c -> c == '.');
-    StringBuilder name = new StringBuilder(key.length());
-    for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
-      int c = b & 0xff;
-      boolean keep =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || c == '-'
-              || c == '_'
-              || (c == '.' && !onlyDots);
-      if (keep) {
-        name.append((char) c);
-      } else {
-        name.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)));
-        name.append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
-      }
-    }
+    String name = KeyNames.encode(key);
     if (name.length() > MAX_NAME_LENGTH) {
       throw new IllegalArgumentException(
           "key is too long: its node name would be "
@@ -194,7 +193,7 @@ public final class KeyedLocks {
               + " characters, more than "
               + MAX_NAME_LENGTH);
     }
-    return name.toString();
+    return name;
   }
 
   @Override

@@ -130,27 +130,38 @@ public final class LockInspector {
     if (children.contains("leases") && children.contains("locks")) {
       return new Snapshot(path, entries(path + "/leases", children(path + "/leases")), List.of());
     }
+    List<String> nodes = QueueOrder.lockNodes(children); // other children are no participants
     boolean readWrite =
-        children.stream().anyMatch(n -> n.contains("__READ__") || n.contains("__WRIT__"));
+        nodes.stream().anyMatch(n -> n.contains("__READ__") || n.contains("__WRIT__"));
     LockDriver order = readWrite ? ReadWriteDriver.READ : LockDriver.mutex();
-    List<Entry> queue = entries(path, QueueOrder.sort(children, order));
+    List<Entry> queue = entries(path, QueueOrder.sort(nodes, order));
     int holders = readWrite ? readWriteHolders(queue) : Math.min(1, queue.size());
     return new Snapshot(path, queue.subList(0, holders), queue.subList(holders, queue.size()));
   }
 
-  /** Readers ahead of the first writer hold; or the first writer, if it is first. */
+  /**
+   * Readers ahead of the first writer hold; so does the first writer, if only its own downgrade's
+   * read nodes (which carry its sequence number) are ahead of it.
+   */
   private static int readWriteHolders(List<Entry> queue) {
-    if (queue.isEmpty()) {
-      return 0;
+    int readers = 0;
+    while (readers < queue.size() && queue.get(readers).mode() != Mode.WRITE) {
+      readers++;
     }
-    if (queue.get(0).mode() == Mode.WRITE) {
-      return 1;
+    if (readers == queue.size()) {
+      return readers;
     }
-    int holders = 0;
-    while (holders < queue.size() && queue.get(holders).mode() != Mode.WRITE) {
-      holders++;
+    String writer = sequenceOf(queue.get(readers).node());
+    for (int i = 0; i < readers; i++) {
+      if (!sequenceOf(queue.get(i).node()).equals(writer)) {
+        return readers; // other readers ahead: the writer waits for them
+      }
     }
-    return holders;
+    return readers + 1; // first, or behind its own ties only: the writer holds
+  }
+
+  private static String sequenceOf(String node) {
+    return node.substring(Math.max(0, node.length() - 10));
   }
 
   private List<Entry> entries(String parent, List<String> names) {

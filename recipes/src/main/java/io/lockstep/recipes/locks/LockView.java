@@ -21,11 +21,14 @@ import java.util.concurrent.locks.Lock;
  * }
  * }</pre>
  *
- * <p><b>Contract.</b> As {@link Lock}'s: {@link #lock()} waits without giving in to interrupts (the
- * interrupt flag is kept and set when it returns); {@link #lockInterruptibly()} gives in; {@link
- * #tryLock()} makes one attempt (a create and one read of the queue) and returns at once; {@link
- * #unlock()} by a caller that does not hold the lock throws {@link IllegalMonitorStateException};
- * {@link #newCondition()} is not supported. ZooKeeper failures surface as {@link LockException}.
+ * <p><b>Contract.</b> As {@link Lock}'s and {@code ReentrantLock}'s: {@link #lock()} waits without
+ * giving in to interrupts (the interrupt flag is kept and set when it returns); {@link
+ * #lockInterruptibly()} gives in, and throws at once if the flag is set on entry, even for a
+ * reentrant acquire; {@link #tryLock()} makes one attempt (a create and one read of the queue) and
+ * returns at once; {@link #tryLock(long, TimeUnit)} with a time of zero or less does the same, and
+ * throws if the interrupt flag is set on entry; {@link #unlock()} by a caller that does not hold
+ * the lock throws {@link IllegalMonitorStateException}; {@link #newCondition()} is not supported.
+ * ZooKeeper failures surface as {@link LockException}.
  */
 public final class LockView implements Lock {
   private final FencedLock lock;
@@ -65,8 +68,15 @@ public final class LockView implements Lock {
     lockUninterruptibly.run();
   }
 
+  /**
+   * Acquires the lock unless the thread is interrupted: an interrupt flag already set on entry
+   * throws at once, also when the caller holds the lock already (as {@code ReentrantLock} does).
+   */
   @Override
   public void lockInterruptibly() throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
     lock.acquire();
   }
 
@@ -86,9 +96,18 @@ public final class LockView implements Lock {
     }
   }
 
+  /**
+   * Acquires the lock if it is granted within {@code time}; a time of zero or less makes one
+   * attempt without waiting, as {@link #tryLock()} does. An interrupt flag already set on entry
+   * throws at once, also when the caller holds the lock already (as {@code ReentrantLock} does).
+   */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-    return lock.acquire(time, unit);
+    Objects.requireNonNull(unit, "unit");
+    if (Thread.interrupted()) {
+      throw new InterruptedException();
+    }
+    return lock.acquire(Math.max(0, time), unit);
   }
 
   /**

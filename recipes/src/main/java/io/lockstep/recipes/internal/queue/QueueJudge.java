@@ -22,7 +22,8 @@ public final class QueueJudge {
   }
 
   /**
-   * Asks each queue's driver about our node; the first queue that does not hold decides.
+   * Asks each queue's driver about our node; the first queue that does not hold decides. Children
+   * that are not lock nodes ({@link NodeNames#isLockNode}) are no participants.
    *
    * @param slots the queues, in the order of {@code ourNodes} and {@code children}
    * @param ourNodes our node's full path in each queue
@@ -45,7 +46,7 @@ public final class QueueJudge {
       if (!names.contains(ours)) {
         return Verdict.MISSING;
       }
-      List<String> sorted = QueueOrder.sort(names, slot.driver());
+      List<String> sorted = QueueOrder.sort(participants(names, ours), slot.driver());
       LockDecision decision = slot.driver().decide(sorted, ours);
       if (!decision.holds()) {
         String node = decision.watchNode();
@@ -71,6 +72,16 @@ public final class QueueJudge {
     return Verdict.HOLD;
   }
 
+  /** Our node and the other lock nodes among {@code names}. */
+  private static List<String> participants(List<String> names, String ours) {
+    for (String name : names) {
+      if (!NodeNames.isLockNode(name) && !name.equals(ours)) {
+        return names.stream().filter(n -> n.equals(ours) || NodeNames.isLockNode(n)).toList();
+      }
+    }
+    return names;
+  }
+
   /**
    * The built-in mutex order in one pass, without sorting: our node holds when no other sorts
    * before it, and otherwise watches the last one that does (the head, if it is the only one). The
@@ -88,6 +99,9 @@ public final class QueueJudge {
       if (name.equals(ours)) {
         found = true;
         continue;
+      }
+      if (!NodeNames.isLockNode(name)) {
+        continue; // a nested directory or another stray child: no participant
       }
       int start = QueueOrder.keyStart(name, lockName);
       if (QueueOrder.compareByKey(name, start, ours, ourStart) < 0) {

@@ -37,6 +37,16 @@ public final class QueueOrder {
     return Collections.unmodifiableList(sorted);
   }
 
+  /** The children that are lock nodes ({@link NodeNames#isLockNode}), in their order. */
+  public static List<String> lockNodes(List<String> children) {
+    for (String name : children) {
+      if (!NodeNames.isLockNode(name)) {
+        return children.stream().filter(NodeNames::isLockNode).toList();
+      }
+    }
+    return children;
+  }
+
   /**
    * Where {@link LockDriver#sortKey(String)}'s default key starts in {@code nodeName}: at
    * ZooKeeper's ten-digit sequence number when the name ends with the lock name and one, else after
@@ -81,8 +91,8 @@ public final class QueueOrder {
   }
 
   /**
-   * Reads a lock path's children and returns those accepted by {@code filter}, in queue order, as
-   * full paths. A lock path that does not exist has no participants.
+   * Reads a lock path's children and returns the lock nodes accepted by {@code filter}, in queue
+   * order, as full paths. A lock path that does not exist has no participants.
    */
   public static List<String> participants(
       CuratorFramework client, String path, LockDriver driver, Predicate<String> filter) {
@@ -97,7 +107,7 @@ public final class QueueOrder {
       }
       throw new LockException("Could not read the participants of lock " + path, e);
     }
-    return sort(children, driver).stream()
+    return sort(lockNodes(children), driver).stream()
         .filter(filter)
         .map(name -> ZKPaths.makePath(path, name))
         .collect(Collectors.toUnmodifiableList());

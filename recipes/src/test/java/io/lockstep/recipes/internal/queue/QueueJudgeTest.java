@@ -152,4 +152,20 @@ class QueueJudgeTest {
         return "_c_" + UUID.randomUUID() + "-lock-" + sequence;
     }
   }
+
+  // Issue 21: a child that is no lock node was taken for the holder when it sorted first.
+  @Test
+  void childrenThatAreNoLockNodes_areNoParticipants_forAnyDriver() {
+    List<String> strays = List.of("0000", "%2Fx", "-nested", "keys");
+    List<String> mutexQueue = new java.util.ArrayList<>(strays);
+    mutexQueue.add(M1);
+    assertThat(QueueJudge.judge(List.of(MUTEX), List.of("/m/" + M1), List.of(mutexQueue)))
+        .isEqualTo(QueueJudge.Verdict.HOLD);
+    String reader = "_c_r-__READ__0000000004";
+    List<String> readQueue = new java.util.ArrayList<>(strays);
+    readQueue.add(reader);
+    assertThat(QueueJudge.judge(List.of(READ), List.of("/rw/" + reader), List.of(readQueue)))
+        .isEqualTo(QueueJudge.Verdict.HOLD);
+    assertThat(QueueOrder.lockNodes(mutexQueue)).containsExactly(M1);
+  }
 }
