@@ -338,7 +338,7 @@ class DocsExamplesTest {
     AtomicBoolean stopRequested = new AtomicBoolean();
     // docs/reentrant-mutex.md: revocable
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/reindex");
-    lock.makeRevocable(revoked -> stopRequested.set(true)); // on ZooKeeper's event thread
+    lock.makeRevocable(revoked -> stopRequested.set(true)); // on a Lockstep thread
     lock.acquire();
     // docs: end
     try {

@@ -19,6 +19,7 @@ import org.apache.zookeeper.Watcher.Event.KeeperState;
  * session relies on it, even if the withdrawal overtakes the answer that arms it.
  */
 final class PredecessorWatch implements Watcher, Step.ArmedWatch {
+  private static final boolean EVENT_ZXID = hasEventZxid();
   private static final int ANSWERED = 1;
   private static final int WITHDRAWN = 2;
   private static final long FIRST_REMOVAL_RETRY_MILLIS = 100;
@@ -85,6 +86,22 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
         });
   }
 
+  /**
+   * The zxid of the change that fired {@code event}, or {@link WatchedEvent#NO_ZXID} when the
+   * client cannot tell: {@code WatchedEvent.getZxid()} came with ZooKeeper 3.9, and a service may
+   * run an older client beside Curator (then the waiter reads the queue instead of taking over).
+   */
+  private static long zxidOf(WatchedEvent event) {
+    if (!EVENT_ZXID) {
+      return WatchedEvent.NO_ZXID;
+    }
+    try {
+      return event.getZxid();
+    } catch (LinkageError olderClient) {
+      return WatchedEvent.NO_ZXID;
+    }
+  }
+
   @Override
   public void process(WatchedEvent event) {
     if (event.getType() == EventType.None) {
@@ -95,11 +112,11 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     }
     end();
     if (event.getType() == EventType.NodeDeleted) {
-      gone(event.getZxid());
+      gone(zxidOf(event));
     } else {
       events.accept(
           new StateEvent.PredecessorChanged(
-              epoch, generation, false, false, zk.isConnected(), event.getZxid()));
+              epoch, generation, false, false, zk.isConnected(), zxidOf(event)));
     }
   }
 
@@ -154,5 +171,14 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   /** Marks the watch ended; true if it was the engine's last watch on this path and session. */
   private boolean end() {
     return ended.compareAndSet(false, true) && registry.disarm(key);
+  }
+
+  private static boolean hasEventZxid() {
+    try {
+      WatchedEvent.class.getMethod("getZxid");
+      return true;
+    } catch (NoSuchMethodException olderClient) {
+      return false;
+    }
   }
 }
