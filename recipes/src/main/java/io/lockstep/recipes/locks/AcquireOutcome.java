@@ -8,6 +8,11 @@ public enum AcquireOutcome {
   TIMED_OUT,
   /** The caller gave up otherwise: interrupted, or the asynchronous stage was cancelled. */
   WITHDRAWN,
-  /** ZooKeeper failed beyond the client's retry policy, or the client was closed. */
+  /**
+   * ZooKeeper could not be reached: the budget ran out while the client had no connection, or the
+   * retry policy gave up on a lost connection ({@link LockUnreachableException}).
+   */
+  UNREACHABLE,
+  /** ZooKeeper failed otherwise beyond the client's retry policy, or the client was closed. */
   FAILED
 }

@@ -28,7 +28,14 @@ import java.util.concurrent.locks.Lock;
  * returns at once; {@link #tryLock(long, TimeUnit)} with a time of zero or less does the same, and
  * throws if the interrupt flag is set on entry; {@link #unlock()} by a caller that does not hold
  * the lock throws {@link IllegalMonitorStateException}; {@link #newCondition()} is not supported.
- * ZooKeeper failures surface as {@link LockException}.
+ *
+ * <p><b>When ZooKeeper is unreachable.</b> Both {@code tryLock} forms keep their budget and return
+ * {@code false} when they end because ZooKeeper could not be reached, as {@code Lock} allows and
+ * as Spring's lock registries do: the caller learns "not acquired", and observers and metrics
+ * record {@link AcquireOutcome#UNREACHABLE}. Call {@link FencedLock#acquire(long, TimeUnit)} on
+ * {@link #fencedLock()} to get {@link LockUnreachableException} instead. {@link #lock()} and
+ * {@link #lockInterruptibly()} have no budget: they throw {@link LockException} once the client's
+ * retry policy gives up, as other ZooKeeper failures do.
  */
 public final class LockView implements Lock {
   private final FencedLock lock;
@@ -80,12 +87,17 @@ public final class LockView implements Lock {
     lock.acquire();
   }
 
-  /** Makes one attempt (a create and one read of the queue), returning at once after it. */
+  /**
+   * Makes one attempt (a create and one read of the queue), returning at once after it; {@code
+   * false} also when ZooKeeper cannot be reached.
+   */
   @Override
   public boolean tryLock() {
     boolean interrupted = Thread.interrupted(); // an interrupt does not stop the one attempt
     try {
       return lock.acquire(0, TimeUnit.NANOSECONDS);
+    } catch (LockUnreachableException e) {
+      return false;
     } catch (InterruptedException e) {
       interrupted = true;
       return false;
@@ -100,6 +112,7 @@ public final class LockView implements Lock {
    * Acquires the lock if it is granted within {@code time}; a time of zero or less makes one
    * attempt without waiting, as {@link #tryLock()} does. An interrupt flag already set on entry
    * throws at once, also when the caller holds the lock already (as {@code ReentrantLock} does).
+   * Returns {@code false} within {@code time} also when ZooKeeper cannot be reached.
    */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
@@ -107,7 +120,11 @@ public final class LockView implements Lock {
     if (Thread.interrupted()) {
       throw new InterruptedException();
     }
-    return lock.acquire(Math.max(0, time), unit);
+    try {
+      return lock.acquire(Math.max(0, time), unit);
+    } catch (LockUnreachableException e) {
+      return false;
+    }
   }
 
   /**

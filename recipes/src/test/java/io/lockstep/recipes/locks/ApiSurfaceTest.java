@@ -47,6 +47,7 @@ class ApiSurfaceTest {
           "LockObserver",
           "LockObservers",
           "LockOwnershipLostException",
+          "LockUnreachableException",
           "LockState",
           "LockStateChange",
           "LockStateListener",

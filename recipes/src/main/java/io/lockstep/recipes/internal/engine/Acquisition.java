@@ -325,13 +325,14 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   }
 
   /**
-   * Releases the hold and waits until ZooKeeper confirmed the delete of our nodes (at most the
-   * client's connection timeout: then Curator's guaranteed delete goes on in the background) and
-   * the listeners heard RELEASED. Releasing a lost hold clears local state and warns.
+   * Releases the hold and waits until ZooKeeper confirmed the delete of our nodes, while the client
+   * is connected and at most the client's connection timeout (then, or at once if ZooKeeper cannot
+   * be reached, Curator's guaranteed delete goes on in the background), and until the listeners
+   * heard RELEASED. Releasing a lost hold clears local state and warns.
    */
   @Override
   public void release() {
-    awaitQuietly(releaseAsync(), settings.connectionTimeoutNanos());
+    awaitWhileConnected(releaseAsync(), settings);
     if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
       releaseHeard.join();
     }
@@ -381,6 +382,17 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   @Override
   public List<CuratorOp> ownershipChecks() {
     return settings.zk().checks(notLost().nodes());
+  }
+
+  /**
+   * Waits for what a release sent, while the client is connected and at most the client's
+   * connection timeout; an interrupt stops the wait, kept.
+   */
+  public static void awaitWhileConnected(CompletableFuture<?> sent, LockSettings settings) {
+    if (!sent.isDone()) {
+      awaitQuietly(
+          CompletableFuture.anyOf(sent, settings.unreachable()), settings.connectionTimeoutNanos());
+    }
   }
 
   /** Waits for {@code future} for at most {@code nanos}; an interrupt stops the wait, kept. */

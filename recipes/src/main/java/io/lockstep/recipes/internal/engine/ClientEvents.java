@@ -4,8 +4,10 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.internal.zk.Scheduler;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEventType;
@@ -55,6 +57,13 @@ final class ClientEvents {
 
   @GuardedBy("lock")
   private boolean closed;
+
+  /** Completes when the client loses its connection (or closes); renewed at each reconnect. */
+  private final AtomicReference<CompletableFuture<Void>> disconnected =
+      new AtomicReference<>(new CompletableFuture<>());
+
+  /** The last state Curator reported was READ_ONLY: connected, but no lock can be taken. */
+  private volatile boolean readOnly;
 
   /**
    * @param onClose run once, after the members were told, when the client closes
@@ -117,6 +126,30 @@ final class ClientEvents {
     return members.size();
   }
 
+  /**
+   * Completes as soon as ZooKeeper cannot be reached: at once if the client is not connected now
+   * (not yet connected, suspended, read-only, lost or closed), else at the next disconnect. What a
+   * caller with a budget stops waiting for.
+   */
+  CompletableFuture<Void> unreachable() {
+    if (!connected()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> next = disconnected.get();
+    if (next.isDone()) { // connected again, and Curator has not told us yet
+      disconnected.compareAndSet(next, new CompletableFuture<>());
+      next = disconnected.get();
+    }
+    return next;
+  }
+
+  /** Whether the client is connected to a server that takes writes, now. */
+  boolean connected() {
+    return client.getState() == CuratorFrameworkState.STARTED
+        && client.getZookeeperClient().isConnected()
+        && !readOnly;
+  }
+
   private void poll() {
     if (client.getState() == CuratorFrameworkState.STOPPED) {
       close();
@@ -133,14 +166,22 @@ final class ClientEvents {
     switch (state) {
       case SUSPENDED:
       case READ_ONLY:
+        readOnly = state == ConnectionState.READ_ONLY;
+        disconnected.get().complete(null);
         List.copyOf(members).forEach(Member::suspended);
         break;
       case CONNECTED:
       case RECONNECTED:
+        readOnly = false;
+        CompletableFuture<Void> last = disconnected.get();
+        if (last.isDone()) {
+          disconnected.compareAndSet(last, new CompletableFuture<>());
+        }
         long session = sessionId();
         List.copyOf(members).forEach(member -> member.reconnected(session));
         break;
       case LOST:
+        disconnected.get().complete(null);
         List.copyOf(members).forEach(Member::sessionLost);
         break;
     }
@@ -159,6 +200,7 @@ final class ClientEvents {
     } finally {
       lock.unlock();
     }
+    disconnected.get().complete(null);
     onClose.run();
     toTell.forEach(Member::closed);
   }

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockUnreachableException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -115,7 +116,12 @@ public final class Lifecycle {
   public void ended(RuntimeException failure) {
     settings.attemptEnded();
     decided.complete(null);
-    telemetry.ended(failure == null ? withdrawnAs : AcquireOutcome.FAILED);
+    telemetry.ended(
+        failure == null
+            ? withdrawnAs
+            : failure instanceof LockUnreachableException
+                ? AcquireOutcome.UNREACHABLE
+                : AcquireOutcome.FAILED);
     if (failure == null) {
       granted.completeExceptionally(new CancellationException("withdrawn"));
     } else {

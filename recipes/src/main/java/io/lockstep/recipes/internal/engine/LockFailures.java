@@ -3,6 +3,9 @@ package io.lockstep.recipes.internal.engine;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
+import io.lockstep.recipes.locks.LockUnreachableException;
+import java.time.Duration;
+import org.apache.zookeeper.KeeperException;
 
 /** The exceptions an attempt ends with, each naming the lock. */
 public final class LockFailures {
@@ -15,7 +18,37 @@ public final class LockFailures {
         && String.valueOf(cause.getMessage()).contains(description)) {
       return (LockException) cause;
     }
+    if (isUnreachable(cause)) {
+      return new LockUnreachableException(
+          "Lock " + description + ": ZooKeeper could not be reached: " + cause.getMessage(), cause);
+    }
     return new LockException("Lock " + description + ": " + cause.getMessage(), cause);
+  }
+
+  /** Whether {@code failure} says the server could not be reached (rather than refused). */
+  static boolean isUnreachable(Throwable failure) {
+    if (!(failure instanceof KeeperException keeper)) {
+      return false;
+    }
+    switch (keeper.code()) {
+      case CONNECTIONLOSS:
+      case OPERATIONTIMEOUT:
+      case SESSIONEXPIRED:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** A timed attempt ran out of budget while the client had no connection. */
+  public static LockUnreachableException unreachable(String description, long budgetNanos) {
+    return new LockUnreachableException(
+        "Lock "
+            + description
+            + ": ZooKeeper could not be reached within the budget of "
+            + Duration.ofNanos(budgetNanos).toMillis()
+            + " ms (the client had no connection when it ran out)",
+        null);
   }
 
   /** The client was closed while the attempt waited. */

@@ -11,6 +11,7 @@ import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockStateChange;
 import io.lockstep.recipes.locks.LockStateListener;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -133,7 +134,15 @@ public final class LockSettings {
     return protectionIds;
   }
 
-  /** The client's connection timeout: the grace given to a first try and to a cleanup. */
+  /**
+   * Completes as soon as ZooKeeper cannot be reached: at once if the client is not connected now,
+   * else at its next disconnect (see {@code ClientEvents}).
+   */
+  public CompletableFuture<Void> unreachable() {
+    return engine.events().unreachable();
+  }
+
+  /** The client's connection timeout: how long a release waits for its delete while connected. */
   public long connectionTimeoutNanos() {
     return TimeUnit.MILLISECONDS.toNanos(client.getZookeeperClient().getConnectionTimeoutMs());
   }

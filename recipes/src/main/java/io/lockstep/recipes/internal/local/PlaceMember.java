@@ -80,14 +80,14 @@ final class PlaceMember implements Attempt {
 
   /**
    * Passes the place on (nothing to wait for), or gives it back and waits until its node is deleted
-   * (at most the client's connection timeout); then waits until listeners and observers, if any,
-   * heard RELEASED.
+   * (while connected, at most the client's connection timeout); then waits until listeners and
+   * observers, if any, heard RELEASED.
    */
   @Override
   public void release() {
     CompletableFuture<Void> done = new CompletableFuture<>();
     if (place.release(record, done)) {
-      Acquisition.awaitQuietly(done, settings.connectionTimeoutNanos());
+      Acquisition.awaitWhileConnected(done, settings);
     }
     if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
       record.releaseHeard.join();

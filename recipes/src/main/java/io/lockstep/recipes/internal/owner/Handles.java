@@ -2,6 +2,7 @@ package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
@@ -79,7 +80,7 @@ public final class Handles {
           .scheduler()
           .schedule(
               TimeUnit.NANOSECONDS.toMillis(timeoutNanos),
-              () -> onDeadline(acquisition, result, executor));
+              () -> onDeadline(acquisition, result, executor, timeoutNanos));
     }
     return result;
   }
@@ -119,26 +120,33 @@ public final class Handles {
 
   /**
    * The budget ran out: {@link Waits#expire} (the first try finishes, the attempt is withdrawn and
-   * cleaned up, each within the grace); the future fails with a {@link TimeoutException} once the
-   * attempt is withdrawn, and a grant or failure that won the race is delivered instead.
+   * cleaned up, within the grace); once the attempt is withdrawn the future fails with a {@link
+   * TimeoutException}, or a {@link io.lockstep.recipes.locks.LockUnreachableException} if ZooKeeper
+   * could not be reached; a grant or failure that won the race is delivered instead.
    */
   private void onDeadline(
-      Attempt acquisition, CompletableFuture<LockHold> result, Executor executor) {
+      Attempt acquisition,
+      CompletableFuture<LockHold> result,
+      Executor executor,
+      long timeoutNanos) {
     if (result.isDone()) {
       return;
     }
     Callbacks.when(
         Waits.expire(acquisition),
-        (outcome, f) -> {
-          if (outcome != Attempt.Outcome.WITHDRAWN) {
+        (ending, f) -> {
+          String description = attempts.settings().description();
+          Exception failure;
+          if (ending == Waits.Ending.TIMED_OUT) {
+            failure =
+                new TimeoutException(
+                    "Lock " + description + " was not granted within the budget");
+          } else if (ending == Waits.Ending.UNREACHABLE) {
+            failure = LockFailures.unreachable(description, timeoutNanos);
+          } else {
             return; // granted or failed first: deliver tells
           }
-          TimeoutException timeout =
-              new TimeoutException(
-                  "Lock "
-                      + attempts.settings().description()
-                      + " was not granted within the budget");
-          onEnded(() -> result.completeExceptionally(timeout), executor, result);
+          onEnded(() -> result.completeExceptionally(failure), executor, result);
         });
   }
 

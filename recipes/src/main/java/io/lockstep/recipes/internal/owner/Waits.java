@@ -2,11 +2,13 @@ package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.Scheduler;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -18,44 +20,67 @@ import java.util.concurrent.TimeoutException;
  * same for a caller parked on the attempt's future (never on a monitor) and for an asynchronous
  * caller whose deadline is a timer.
  *
- * <p>When the budget runs out: a first try that has not reached a verdict yet may finish, within
- * the grace (so that a zero budget means "try once"); then the attempt is withdrawn (a grant that
- * wins the race is kept); then the caller waits, within the grace again, until the withdrawn
- * attempt has left nothing behind. The grace is the client's connection timeout; what cannot be
- * done by then goes on in the background (Curator's guaranteed delete, the sweep for a lost
- * create).
+ * <p>When the budget runs out, the caller gets its answer within {@link #GRACE_NANOS}, whatever the
+ * connection state: a first try that has not reached a verdict yet may finish within the grace (so
+ * that a zero budget means "try once"), then the attempt is withdrawn (a grant that wins the race
+ * is kept), then the caller waits, until the same end of the grace, for the withdrawn attempt to
+ * leave nothing behind. If ZooKeeper cannot be reached (the client is not connected at the
+ * deadline, or loses its connection during the grace), nothing is waited for: the attempt ends
+ * {@link Ending#UNREACHABLE} at once. What is not done by then goes on in the background (Curator's
+ * guaranteed delete, the sweep for a create whose outcome is unknown), never in the caller's
+ * thread.
  */
 final class Waits {
   private Waits() {}
 
-  /** How long after its deadline an attempt may take to reach a verdict, and to clean up. */
-  static long graceNanos(Attempt attempt) {
-    return attempt.settings().connectionTimeoutNanos();
+  /** How long after its deadline a timed call may take: a first try's verdict, then a cleanup. */
+  static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  /** How a budget that ran out ended. */
+  enum Ending {
+    /** The grant won the race: the caller holds the lock. */
+    GRANTED,
+    /** The lock was not granted within the budget: withdrawn. */
+    TIMED_OUT,
+    /** ZooKeeper could not be reached when the budget ran out: withdrawn. */
+    UNREACHABLE,
+    /** The attempt failed first: {@link Attempt#failure()}. */
+    FAILED
   }
 
   /**
-   * The budget ran out: the first try finishes (within the grace), the attempt is withdrawn, and
-   * its cleanup is awaited (within the grace). Never blocks.
+   * The budget ran out: the first try finishes (within the grace, while connected), the attempt is
+   * withdrawn, and its cleanup is awaited (until the end of the grace, while connected). Never
+   * blocks.
    *
-   * @return completes with how the attempt ended: granted (the grant won), withdrawn, or failed
+   * @return completes with how the attempt ended
    */
-  static CompletableFuture<Attempt.Outcome> expire(Attempt attempt) {
-    long graceNanos = graceNanos(attempt);
+  static CompletableFuture<Ending> expire(Attempt attempt) {
     Scheduler scheduler = attempt.settings().scheduler();
-    CompletableFuture<Attempt.Outcome> outcome = new CompletableFuture<>();
+    CompletableFuture<Void> unreachable = attempt.settings().unreachable();
+    long end = System.nanoTime() + GRACE_NANOS;
+    CompletableFuture<Ending> ending = new CompletableFuture<>();
     Callbacks.when(
-        within(attempt.decided(), graceNanos, scheduler),
+        within(attempt.decided(), unreachable, GRACE_NANOS, scheduler),
         (v, f) -> {
-          Attempt.Outcome ended = attempt.withdraw(AcquireOutcome.TIMED_OUT);
-          if (ended == Attempt.Outcome.GRANTED) {
-            outcome.complete(ended);
+          boolean cutOff = unreachable.isDone();
+          Attempt.Outcome ended =
+              attempt.withdraw(cutOff ? AcquireOutcome.UNREACHABLE : AcquireOutcome.TIMED_OUT);
+          Ending as =
+              ended == Attempt.Outcome.GRANTED
+                  ? Ending.GRANTED
+                  : ended == Attempt.Outcome.FAILED
+                      ? Ending.FAILED
+                      : cutOff ? Ending.UNREACHABLE : Ending.TIMED_OUT;
+          if (as == Ending.GRANTED) {
+            ending.complete(as);
           } else {
             Callbacks.when(
-                within(attempt.cleanedUp(), graceNanos, scheduler),
-                (w, g) -> outcome.complete(ended));
+                within(attempt.cleanedUp(), unreachable, end - System.nanoTime(), scheduler),
+                (w, g) -> ending.complete(as));
           }
         });
-    return outcome;
+    return ending;
   }
 
   /**
@@ -64,6 +89,7 @@ final class Waits {
    * @param timeoutNanos the budget, or a negative value to wait as long as it takes
    * @return true if held; false if the budget ran out and the attempt was withdrawn
    * @throws InterruptedException if interrupted before the lock was granted (attempt withdrawn)
+   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
    * @throws LockException if the acquisition failed (also when it fails right at its deadline)
    */
   static boolean await(Attempt attempt, long timeoutNanos) throws InterruptedException {
@@ -80,6 +106,8 @@ final class Waits {
           return true;
         case FAILED:
           throw attempt.failure();
+        case UNREACHABLE:
+          throw LockFailures.unreachable(attempt.settings().description(), timeoutNanos);
         default:
           return false;
       }
@@ -118,15 +146,27 @@ final class Waits {
     }
   }
 
-  /** {@link #expire} in the caller's thread; an interrupt ends the graces early (flag kept). */
-  private static Attempt.Outcome expired(Attempt attempt) {
+  /**
+   * {@link #expire} in the caller's thread, bounded by the grace even if the scheduler's timers run
+   * late; an interrupt ends the grace early (flag kept).
+   */
+  private static Ending expired(Attempt attempt) {
+    CompletableFuture<Ending> ending = expire(attempt);
     try {
-      return expire(attempt).get();
+      return ending.get(2 * GRACE_NANOS, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return attempt.withdraw(AcquireOutcome.TIMED_OUT);
-    } catch (ExecutionException e) {
-      return attempt.withdraw(AcquireOutcome.TIMED_OUT);
+    } catch (ExecutionException | TimeoutException e) {
+      // answer now, from what is known
+    }
+    boolean cutOff = attempt.settings().unreachable().isDone();
+    switch (attempt.withdraw(cutOff ? AcquireOutcome.UNREACHABLE : AcquireOutcome.TIMED_OUT)) {
+      case GRANTED:
+        return Ending.GRANTED;
+      case FAILED:
+        return Ending.FAILED;
+      default:
+        return cutOff ? Ending.UNREACHABLE : Ending.TIMED_OUT;
     }
   }
 
@@ -138,19 +178,30 @@ final class Waits {
         : new LockException("Lock " + attempt.settings().description() + ": " + cause, cause);
   }
 
+  /** Waits for the cleanup of an attempt that ended, within the grace and while connected. */
   private static void awaitCleanup(Attempt attempt) {
-    Acquisition.awaitQuietly(attempt.cleanedUp(), graceNanos(attempt));
+    Acquisition.awaitQuietly(
+        CompletableFuture.anyOf(attempt.cleanedUp(), attempt.settings().unreachable()),
+        GRACE_NANOS);
   }
 
-  /** A future that completes with {@code future}, or after {@code nanos} at the latest. */
+  /**
+   * A future that completes with {@code future}, when {@code unreachable} completes, or after
+   * {@code nanos} at the latest.
+   */
   static CompletableFuture<Void> within(
-      CompletableFuture<Void> future, long nanos, Scheduler scheduler) {
-    if (future.isDone()) {
+      CompletableFuture<Void> future,
+      CompletableFuture<Void> unreachable,
+      long nanos,
+      Scheduler scheduler) {
+    if (future.isDone() || unreachable.isDone() || nanos <= 0) {
       return CompletableFuture.completedFuture(null);
     }
     CompletableFuture<Void> bounded = new CompletableFuture<>();
     Callbacks.when(future, (v, f) -> bounded.complete(null));
-    scheduler.schedule(TimeUnit.NANOSECONDS.toMillis(nanos), () -> bounded.complete(null));
+    Callbacks.when(unreachable, (v, f) -> bounded.complete(null));
+    scheduler.schedule(
+        Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)), () -> bounded.complete(null));
     return bounded;
   }
 }
