@@ -9,8 +9,9 @@ public enum AcquireOutcome {
   /** The caller gave up otherwise: interrupted, or the asynchronous stage was cancelled. */
   WITHDRAWN,
   /**
-   * ZooKeeper could not be reached: the budget ran out while the client had no connection, or the
-   * retry policy gave up on a lost connection ({@link LockUnreachableException}).
+   * ZooKeeper could not be reached: the budget ran out while the client had no connection or before
+   * the first try got an answer, or the retry policy gave up on a lost connection ({@link
+   * LockUnreachableException}).
    */
   UNREACHABLE,
   /** ZooKeeper failed otherwise beyond the client's retry policy, or the client was closed. */

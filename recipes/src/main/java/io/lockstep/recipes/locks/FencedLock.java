@@ -32,12 +32,13 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * }</pre>
  *
  * <p><b>Failures.</b> ZooKeeper failures surface as {@link LockException}; a timed acquire that
- * runs out of time returns false; an interrupted acquire throws {@link InterruptedException}. In
- * each case the attempt's node is deleted and its watches are removed before the call returns (if
- * ZooKeeper cannot be reached within the client's connection timeout, the deletion goes on in the
- * background until it succeeds): no grant is ever left that the caller does not know about. Closing
- * the Curator client is terminal: waiting acquires fail at once with {@link LockException} and
- * holds become {@link LockState#LOST}.
+ * runs out of time returns false, or throws {@link LockUnreachableException} if ZooKeeper could not
+ * be reached, within its budget plus a 200 ms grace whatever the connection state; an interrupted
+ * acquire throws {@link InterruptedException}. In each case the attempt's node is deleted and its
+ * watches are removed before the call returns if ZooKeeper confirms it within that grace (otherwise
+ * the deletion goes on in the background until it succeeds): no grant is ever left that the caller
+ * does not know about. Closing the Curator client is terminal: waiting acquires fail at once with
+ * {@link LockException} and holds become {@link LockState#LOST}.
  *
  * <p><b>A distributed lock is not a JVM mutex.</b> A holder can be paused (a long GC, a stalled
  * disk) for longer than its session timeout. Its session expires, ZooKeeper deletes its node, the
@@ -74,8 +75,9 @@ public interface FencedLock extends InterProcessLock {
   /**
    * Acquires the lock if it is granted within the given total time. The budget covers every step
    * (creating the node, reading the queue, waiting). A zero budget still makes one attempt (create
-   * and one read of the queue); a budget shorter than that attempt may therefore be overrun, by at
-   * most the client's connection timeout when ZooKeeper is unreachable.
+   * and one read of the queue), whose answer is awaited for at most a 200 ms grace. The call
+   * returns within the budget plus that grace whatever the connection state and retry policy: what
+   * is still in flight then (a create, a delete) is finished in the background.
    *
    * @param time the longest time to wait, not negative
    * @param unit the unit of {@code time}
@@ -83,15 +85,20 @@ public interface FencedLock extends InterProcessLock {
    * @throws InterruptedException if the calling thread is interrupted while waiting
    * @throws IllegalArgumentException if {@code time} is negative
    * @throws NullPointerException if {@code unit} is null
-   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   * @throws LockUnreachableException if the budget ran out because ZooKeeper could not be reached
+   *     (no connection, or no answer to the first try), or the retry policy gave up on a lost
+   *     connection: unreachable, not busy
+   * @throws LockException if ZooKeeper fails otherwise beyond the client's retry policy
    */
   @Override
   boolean acquire(long time, TimeUnit unit) throws InterruptedException;
 
   /**
-   * Releases the caller's hold. The last release of a hold deletes its lock node; if ZooKeeper is
-   * unreachable the deletion is retried in the background until it succeeds. Releasing a hold that
-   * was {@link LockState#LOST lost} clears local state, logs a warning and does not throw.
+   * Releases the caller's hold. The last release of a hold deletes its lock node, waiting for the
+   * delete while the client is connected (at most its connection timeout); if ZooKeeper is
+   * unreachable it returns at once and the deletion is retried in the background until it succeeds.
+   * Releasing a hold that was {@link LockState#LOST lost} clears local state, logs a warning and
+   * does not throw.
    *
    * @throws IllegalMonitorStateException if the caller does not hold the lock
    */
@@ -170,8 +177,9 @@ public interface FencedLock extends InterProcessLock {
 
   /**
    * As {@link #acquireAsync()}, within a total budget: when it runs out, the attempt is withdrawn
-   * (its node deleted) and the stage fails with a {@link java.util.concurrent.TimeoutException}. A
-   * zero budget still makes one attempt.
+   * (its node deleted) and the stage fails with a {@link java.util.concurrent.TimeoutException}, or
+   * with a {@link LockUnreachableException} if ZooKeeper could not be reached; either within the
+   * budget plus a 200 ms grace, whatever the retry policy. A zero budget still makes one attempt.
    *
    * @param timeout the longest time to wait, not negative
    * @return a stage completed with the hold
@@ -216,7 +224,9 @@ public interface FencedLock extends InterProcessLock {
    * @throws InterruptedException if interrupted while waiting; the attempt is then withdrawn
    * @throws NullPointerException if {@code timeout} is null
    * @throws IllegalArgumentException if {@code timeout} is negative
-   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   * @throws LockUnreachableException if ZooKeeper could not be reached (as for {@link
+   *     #acquire(long, TimeUnit)}); returned within the budget plus a 200 ms grace
+   * @throws LockException if ZooKeeper fails otherwise beyond the client's retry policy
    */
   Optional<LockHold> tryHold(Duration timeout) throws InterruptedException;
 

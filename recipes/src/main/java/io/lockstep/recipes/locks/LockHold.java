@@ -79,9 +79,10 @@ public interface LockHold extends AutoCloseable {
   List<CuratorOp> ownershipChecks();
 
   /**
-   * Releases the hold: deletes its lock node before returning (if ZooKeeper is unreachable, the
-   * deletion goes on in the background until it succeeds). Closing again does nothing; closing a
-   * lost hold clears it, logs a warning and does not throw.
+   * Releases the hold: deletes its lock node before returning while the client is connected (at
+   * most its connection timeout); if ZooKeeper is unreachable it returns at once and the deletion
+   * goes on in the background until it succeeds. Closing again does nothing; closing a lost hold
+   * clears it, logs a warning and does not throw.
    */
   @Override
   void close();

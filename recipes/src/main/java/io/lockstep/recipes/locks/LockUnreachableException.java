@@ -2,16 +2,18 @@ package io.lockstep.recipes.locks;
 
 /**
  * Thrown when an acquire ended because ZooKeeper could not be reached: a timed acquire whose budget
- * ran out while the client had no connection (not yet connected, suspended, read-only or lost), or
- * any acquire whose requests failed with a lost connection until the client's retry policy gave up.
+ * ran out while the client had no connection (not yet connected, suspended, read-only or lost) or
+ * before its first request was answered (a silent partition, which the client notices only at its
+ * read timeout), or any acquire whose requests failed with a lost connection until the client's
+ * retry policy gave up. A timed acquire throws it within its budget plus a 200 ms grace.
  *
  * <p>It tells "ZooKeeper is down or cut off" apart from "another holder has the lock" (a timed
  * acquire that returns {@code false}): a service can fail fast, answer "unavailable" and count an
  * outage rather than contention. The caller does not hold the lock. A node whose create was still
  * in flight is deleted by background work once the client reconnects; none is left behind.
  *
- * <p>The message names the lock path and the budget or the failure; the cause, when there is one, is
- * ZooKeeper's {@link org.apache.zookeeper.KeeperException.ConnectionLossException} (or {@code
+ * <p>The message names the lock path and the budget or the failure; the cause, when there is one,
+ * is ZooKeeper's {@link org.apache.zookeeper.KeeperException.ConnectionLossException} (or {@code
  * OperationTimeoutException}, {@code SessionExpiredException}). It is a {@link LockException}, so
  * code that handles ZooKeeper failures already handles it. {@link LockView} and the Spring lock
  * registry keep {@link java.util.concurrent.locks.Lock}'s contract instead: their {@code tryLock}

@@ -56,7 +56,8 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>{@code recipe} is {@code ReentrantMutex}, {@code NonReentrantMutex}, {@code
  * ReadWriteMutex.ReadLock}, {@code ReadWriteMutex.WriteLock} or {@code MultiMutex}; {@code outcome}
  * is an {@link AcquireOutcome}: {@code GRANTED}, {@code TIMED_OUT}, {@code WITHDRAWN} (interrupted
- * or cancelled) or {@code FAILED}. A reentrant acquire is no attempt and is not measured.
+ * or cancelled), {@code UNREACHABLE} or {@code FAILED}. A reentrant acquire is no attempt and is
+ * not measured.
  *
  * <p><b>Paths.</b> No meter is tagged by lock path by default: a service that locks per order or
  * per tenant has unbounded paths, and a meter per path would grow without end. To tell a few

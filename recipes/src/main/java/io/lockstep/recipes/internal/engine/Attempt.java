@@ -30,7 +30,8 @@ public interface Attempt {
   /**
    * Withdraws the attempt unless it was granted or failed first.
    *
-   * @param reason what observers hear: {@link AcquireOutcome#TIMED_OUT} or {@code WITHDRAWN}
+   * @param reason what observers hear: {@link AcquireOutcome#TIMED_OUT}, {@code UNREACHABLE} or
+   *     {@code WITHDRAWN}
    */
   Outcome withdraw(AcquireOutcome reason);
 

@@ -50,8 +50,11 @@ public final class Handles {
    * @return the hold, or null if the budget ran out (the attempt was withdrawn)
    */
   public LockHold hold(long timeoutNanos) throws InterruptedException {
+    long start = System.nanoTime();
     Attempt acquisition = start();
-    return Waits.await(acquisition, timeoutNanos) ? register(acquisition) : null;
+    return Waits.await(acquisition, Waits.remaining(timeoutNanos, start))
+        ? register(acquisition)
+        : null;
   }
 
   /**
@@ -61,6 +64,7 @@ public final class Handles {
    * @param executor completes the future, so runs its dependent stages
    */
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
+    long start = System.nanoTime();
     Attempt acquisition = start();
     CompletableFuture<LockHold> result = new CompletableFuture<>();
     Callbacks.when(
@@ -79,7 +83,7 @@ public final class Handles {
           .settings()
           .scheduler()
           .schedule(
-              TimeUnit.NANOSECONDS.toMillis(timeoutNanos),
+              TimeUnit.NANOSECONDS.toMillis(Waits.remaining(timeoutNanos, start)),
               () -> onDeadline(acquisition, result, executor, timeoutNanos));
     }
     return result;
@@ -139,8 +143,7 @@ public final class Handles {
           Exception failure;
           if (ending == Waits.Ending.TIMED_OUT) {
             failure =
-                new TimeoutException(
-                    "Lock " + description + " was not granted within the budget");
+                new TimeoutException("Lock " + description + " was not granted within the budget");
           } else if (ending == Waits.Ending.UNREACHABLE) {
             failure = LockFailures.unreachable(description, timeoutNanos);
           } else {

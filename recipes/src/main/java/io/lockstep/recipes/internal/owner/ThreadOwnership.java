@@ -75,6 +75,7 @@ public final class ThreadOwnership implements Ownership {
    */
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
+    long start = System.nanoTime();
     Thread thread = Thread.currentThread();
     if (reenter(thread)) {
       return true;
@@ -84,7 +85,7 @@ public final class ThreadOwnership implements Ownership {
       return false;
     }
     Attempt acquisition = start(queues);
-    if (!Waits.await(acquisition, timeoutNanos)) {
+    if (!Waits.await(acquisition, Waits.remaining(timeoutNanos, start))) {
       return false;
     }
     holds.put(thread, new Entry(acquisition));

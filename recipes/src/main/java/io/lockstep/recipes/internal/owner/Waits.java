@@ -26,9 +26,10 @@ import java.util.concurrent.TimeoutException;
  * is kept), then the caller waits, until the same end of the grace, for the withdrawn attempt to
  * leave nothing behind. If ZooKeeper cannot be reached (the client is not connected at the
  * deadline, or loses its connection during the grace), nothing is waited for: the attempt ends
- * {@link Ending#UNREACHABLE} at once. What is not done by then goes on in the background (Curator's
- * guaranteed delete, the sweep for a create whose outcome is unknown), never in the caller's
- * thread.
+ * {@link Ending#UNREACHABLE} at once; so does one whose first try got no answer within the budget
+ * and the grace (a silent partition, which the client sees only at its read timeout). What is not
+ * done by then goes on in the background (Curator's guaranteed delete, the sweep for a create whose
+ * outcome is unknown), never in the caller's thread.
  */
 final class Waits {
   private Waits() {}
@@ -63,7 +64,7 @@ final class Waits {
     Callbacks.when(
         within(attempt.decided(), unreachable, GRACE_NANOS, scheduler),
         (v, f) -> {
-          boolean cutOff = unreachable.isDone();
+          boolean cutOff = cutOff(attempt);
           Attempt.Outcome ended =
               attempt.withdraw(cutOff ? AcquireOutcome.UNREACHABLE : AcquireOutcome.TIMED_OUT);
           Ending as =
@@ -81,6 +82,20 @@ final class Waits {
           }
         });
     return ending;
+  }
+
+  /**
+   * What is left of a budget that started at {@code startNanos} ({@link System#nanoTime()}): the
+   * budget is the caller's, from the moment it called, so the time it took to start the attempt
+   * counts too.
+   *
+   * @param timeoutNanos the budget, or a negative value for none
+   * @return the nanoseconds left, at least 0; or a negative value for none
+   */
+  static long remaining(long timeoutNanos, long startNanos) {
+    return timeoutNanos < 0
+        ? timeoutNanos
+        : Math.max(0, timeoutNanos - (System.nanoTime() - startNanos));
   }
 
   /**
@@ -159,7 +174,7 @@ final class Waits {
     } catch (ExecutionException | TimeoutException e) {
       // answer now, from what is known
     }
-    boolean cutOff = attempt.settings().unreachable().isDone();
+    boolean cutOff = cutOff(attempt);
     switch (attempt.withdraw(cutOff ? AcquireOutcome.UNREACHABLE : AcquireOutcome.TIMED_OUT)) {
       case GRANTED:
         return Ending.GRANTED;
@@ -168,6 +183,15 @@ final class Waits {
       default:
         return cutOff ? Ending.UNREACHABLE : Ending.TIMED_OUT;
     }
+  }
+
+  /**
+   * Whether an attempt whose budget ran out was cut off from ZooKeeper rather than kept waiting by
+   * a holder: the client has no connection, or its first try never got an answer (a silent
+   * partition looks connected until the client's read timeout).
+   */
+  private static boolean cutOff(Attempt attempt) {
+    return attempt.settings().unreachable().isDone() || !attempt.decided().isDone();
   }
 
   private static RuntimeException failed(Attempt attempt, ExecutionException e) {
