@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -236,6 +237,51 @@ class LockstepLockRegistryTest {
     registry.expireUnusedOlderThan(TimeUnit.HOURS.toMillis(1));
 
     assertThat(registry.obtain("recent")).isSameAs(lock);
+  }
+
+  /**
+   * Spring's testTwoThreadsSecondFailsToGetLock and testTwoThreadsWrongOneUnlocks: a thread that
+   * does not hold the lock cannot unlock it, and the holder's hold is untouched. The exception
+   * differs (docs/spring.md): Spring's ZooKeeper lock throws a {@code MessagingException} whose
+   * cause is Curator's {@code IllegalMonitorStateException}; ours is that {@code
+   * IllegalMonitorStateException} itself, with Curator's words, as {@code ReentrantLock} throws it.
+   */
+  @Test
+  void unlock_byAThreadThatDoesNotHold_throwsIllegalMonitorStateException_andTheHoldStays()
+      throws Exception {
+    String root = zk.path("registry");
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), root);
+    InterProcessMutex otherInstance = new InterProcessMutex(zk.newClient(), root + "/orders");
+    LockView lock = registry.obtain("orders");
+    lock.lockInterruptibly();
+    try (LockThread other = new LockThread("other")) {
+      assertThat(other.call(() -> registry.obtain("orders").tryLock(200, TimeUnit.MILLISECONDS)))
+          .succeedsWithin(Duration.ofSeconds(10))
+          .isEqualTo(false);
+      assertThat(other.run(() -> registry.obtain("orders").unlock()))
+          .failsWithin(Duration.ofSeconds(10))
+          .withThrowableOfType(ExecutionException.class)
+          .havingCause()
+          .isExactlyInstanceOf(IllegalMonitorStateException.class)
+          .withMessageContaining("You do not own the lock")
+          .withMessageContaining(root + "/orders");
+
+      assertThat(lock.fencedLock().isAcquiredInThisProcess()).as("still held").isTrue();
+      assertThat(otherInstance.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+    } finally {
+      lock.unlock();
+    }
+    assertThat(otherInstance.acquire(10, TimeUnit.SECONDS)).as("released").isTrue();
+    otherInstance.release();
+  }
+
+  @Test
+  void unlock_ofALockNeverLocked_throwsIllegalMonitorStateException() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
+
+    assertThatThrownBy(() -> registry.obtain("never").unlock())
+        .isExactlyInstanceOf(IllegalMonitorStateException.class)
+        .hasMessageContaining("You do not own the lock");
   }
 
   @Test
