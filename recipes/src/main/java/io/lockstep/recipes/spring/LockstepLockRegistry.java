@@ -62,7 +62,21 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * io.lockstep.recipes.locks.LockOwnershipLostException} (an {@link IllegalMonitorStateException});
  * unlocking it then clears it without throwing. This is how Spring's {@code
  * LockRegistryLeaderInitiator}, which locks again at each heartbeat, gives up leadership when its
- * session expires (with Spring's own registry it does not notice).
+ * session expires (with Spring's own registry it does not notice). While ZooKeeper is unreachable,
+ * {@code tryLock(time, unit)} returns {@code false} within its budget, an interrupt ends {@code
+ * lockInterruptibly()}, and a hold whose session outlives the outage is still the thread's, as with
+ * Spring's registry.
+ *
+ * <p><b>Where Spring's {@code ZookeeperLockRegistry} differs</b> (each case in the Spring page of
+ * the documentation): {@link java.util.concurrent.locks.Lock#unlock()} by a thread that does not
+ * hold the lock throws {@link IllegalMonitorStateException} itself, as {@code ReentrantLock} does,
+ * where Spring's throws a {@code MessagingException} caused by Curator's; ZooKeeper failures throw
+ * {@code LockException}, where Spring's throws {@code IllegalStateException} or {@code
+ * MessagingException}; with ZooKeeper unreachable, {@code lockInterruptibly()} (so also {@code
+ * executeLocked} without a budget) throws {@code LockException} once the client gives up, where
+ * Spring's tries again every second until ZooKeeper is back or the thread is interrupted; {@code
+ * tryLock()} makes one attempt, where Spring's waits up to a second; the cache counts an acquire
+ * under way as use, and keeps its bound by passing over locks in use.
  *
  * <p><b>Limits.</b> The registry keeps the {@link #DEFAULT_CACHE_CAPACITY} (30,000, as Spring's)
  * most recently used locks and every lock in use; {@link #setCacheCapacity(int)} changes the bound,
