@@ -82,6 +82,21 @@ class IntegrationDocsExamplesTest {
   }
 
   @Test
+  void spring_cache_keepsTheBound_andExpiresByAge() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
+    LockView first = registry.obtain("order-1");
+    // docs/spring.md: cache
+    registry.setCacheCapacity(5_000); // n >= 1; a smaller bound drops the surplus at once
+    registry.expireUnusedOlderThan(Duration.ofMinutes(10).toMillis()); // negative: all unused
+    // docs: end
+    assertThat(registry.obtain("order-1")).as("obtained within the age: kept").isSameAs(first);
+    for (int i = 2; i <= 5_001; i++) {
+      registry.obtain("order-" + i);
+    }
+    assertThat(registry.obtain("order-1")).as("the least recent beyond 5,000").isNotSameAs(first);
+  }
+
+  @Test
   void spring_executeLocked_runsUnderTheLock() throws Exception {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
     InterProcessMutex otherInstance = new InterProcessMutex(zk.newClient(), "/locks/daily-report");

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -238,6 +239,70 @@ class LockstepLockRegistryTest {
     assertThat(registry.obtain("recent")).isSameAs(lock);
   }
 
+  /** As Spring's registries: a negative age expires every lock not in use. */
+  @Test
+  void expireUnusedOlderThan_aNegativeAge_dropsEveryLockNotInUse() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
+    LockView idle = registry.obtain("idle");
+    LockView held = registry.obtain("held");
+    held.lock();
+    try {
+      registry.expireUnusedOlderThan(-1000);
+
+      assertThat(registry.obtain("idle")).as("unused: dropped").isNotSameAs(idle);
+      assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
+      registry.expireUnusedOlderThan(Long.MIN_VALUE);
+      assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
+    } finally {
+      held.unlock();
+    }
+  }
+
+  /**
+   * Spring's testTwoThreadsSecondFailsToGetLock and testTwoThreadsWrongOneUnlocks: a thread that
+   * does not hold the lock cannot unlock it, and the holder's hold is untouched. The exception
+   * differs (docs/spring.md): Spring's ZooKeeper lock throws a {@code MessagingException} whose
+   * cause is Curator's {@code IllegalMonitorStateException}; ours is that {@code
+   * IllegalMonitorStateException} itself, with Curator's words, as {@code ReentrantLock} throws it.
+   */
+  @Test
+  void unlock_byAThreadThatDoesNotHold_throwsIllegalMonitorStateException_andTheHoldStays()
+      throws Exception {
+    String root = zk.path("registry");
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), root);
+    InterProcessMutex otherInstance = new InterProcessMutex(zk.newClient(), root + "/orders");
+    LockView lock = registry.obtain("orders");
+    lock.lockInterruptibly();
+    try (LockThread other = new LockThread("other")) {
+      assertThat(other.call(() -> registry.obtain("orders").tryLock(200, TimeUnit.MILLISECONDS)))
+          .succeedsWithin(Duration.ofSeconds(10))
+          .isEqualTo(false);
+      assertThat(other.run(() -> registry.obtain("orders").unlock()))
+          .failsWithin(Duration.ofSeconds(10))
+          .withThrowableOfType(ExecutionException.class)
+          .havingCause()
+          .isExactlyInstanceOf(IllegalMonitorStateException.class)
+          .withMessageContaining("You do not own the lock")
+          .withMessageContaining(root + "/orders");
+
+      assertThat(lock.fencedLock().isAcquiredInThisProcess()).as("still held").isTrue();
+      assertThat(otherInstance.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+    } finally {
+      lock.unlock();
+    }
+    assertThat(otherInstance.acquire(10, TimeUnit.SECONDS)).as("released").isTrue();
+    otherInstance.release();
+  }
+
+  @Test
+  void unlock_ofALockNeverLocked_throwsIllegalMonitorStateException() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
+
+    assertThatThrownBy(() -> registry.obtain("never").unlock())
+        .isExactlyInstanceOf(IllegalMonitorStateException.class)
+        .hasMessageContaining("You do not own the lock");
+  }
+
   @Test
   void aLostHold_isReportedAtTheNextLock_andClearedByUnlock() throws Exception {
     CuratorFramework client = zk.newClient();
@@ -304,9 +369,6 @@ class LockstepLockRegistryTest {
     assertThatThrownBy(() -> registry.obtain("a//b"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key 'a//b'");
-    assertThatThrownBy(() -> registry.expireUnusedOlderThan(-1))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("age");
   }
 
   /** The registry's lock, as the hammer drives locks. */

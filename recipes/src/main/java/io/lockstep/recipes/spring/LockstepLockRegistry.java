@@ -1,5 +1,6 @@
 package io.lockstep.recipes.spring;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockAttempt;
 import io.lockstep.recipes.locks.LockObserver;
@@ -7,11 +8,15 @@ import io.lockstep.recipes.locks.LockObservers;
 import io.lockstep.recipes.locks.LockView;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.PathUtils;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
@@ -22,8 +27,9 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * the fencing token of the caller's hold is within reach.
  *
  * <p><b>Held and owned.</b> {@link #obtain(Object)} returns the same lock object for the same key
- * while it is in use (an acquire under way, or a hold) or was obtained within the age given to
- * {@link #expireUnusedOlderThan(long)}. Each lock is a {@link ReentrantMutex} seen as a {@link
+ * while it is in use (an acquire under way, or a hold), and while it is cached: among the {@link
+ * #setCacheCapacity(int) capacity} most recently obtained or locked, and not dropped by {@link
+ * #expireUnusedOlderThan(long)}. Each lock is a {@link ReentrantMutex} seen as a {@link
  * java.util.concurrent.locks.Lock}: a hold is owned by the thread that locked, which may lock again
  * and must unlock as often.
  *
@@ -56,11 +62,30 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * io.lockstep.recipes.locks.LockOwnershipLostException} (an {@link IllegalMonitorStateException});
  * unlocking it then clears it without throwing. This is how Spring's {@code
  * LockRegistryLeaderInitiator}, which locks again at each heartbeat, gives up leadership when its
- * session expires (with Spring's own registry it does not notice).
+ * session expires (with Spring's own registry it does not notice). While ZooKeeper is unreachable,
+ * {@code tryLock(time, unit)} returns {@code false} within its budget, an interrupt ends {@code
+ * lockInterruptibly()}, and a hold whose session outlives the outage is still the thread's, as with
+ * Spring's registry.
  *
- * <p><b>Limits.</b> Every key obtained stays in memory until {@link #expireUnusedOlderThan(long)}
- * drops it; call it from time to time in a service with many keys. To know whether a lock is in
- * use, the registry observes each of its locks ({@link LockObservers#of(
+ * <p><b>Where Spring's {@code ZookeeperLockRegistry} differs</b> (each case in the Spring page of
+ * the documentation): {@link java.util.concurrent.locks.Lock#unlock()} by a thread that does not
+ * hold the lock throws {@link IllegalMonitorStateException} itself, as {@code ReentrantLock} does,
+ * where Spring's throws a {@code MessagingException} caused by Curator's; ZooKeeper failures throw
+ * {@code LockException}, where Spring's throws {@code IllegalStateException} or {@code
+ * MessagingException}; with ZooKeeper unreachable, {@code lockInterruptibly()} (so also {@code
+ * executeLocked} without a budget) throws {@code LockException} once the client gives up, where
+ * Spring's tries again every second until ZooKeeper is back or the thread is interrupted; {@code
+ * tryLock()} makes one attempt, where Spring's waits up to a second; the cache counts an acquire
+ * under way as use, and keeps its bound by passing over locks in use.
+ *
+ * <p><b>Limits.</b> The registry keeps the {@link #DEFAULT_CACHE_CAPACITY} (30,000, as Spring's)
+ * most recently used locks and every lock in use; {@link #setCacheCapacity(int)} changes the bound,
+ * {@link #expireUnusedOlderThan(long)} drops unused locks by age. A lock object a caller kept while
+ * its key was dropped still works, and is cached again when it is locked; but if the key was
+ * obtained again in between, the registry hands out another lock on the same path, which excludes
+ * the kept one as a lock of another registry does (no reentrancy between the two): obtain a lock
+ * right before locking it, as {@code executeLocked} does. To know whether a lock is in use, the
+ * registry observes each of its locks ({@link LockObservers#of(
  * io.lockstep.recipes.locks.FencedLock)}); with an observer, a grant reaches the waiting thread
  * through one of Lockstep's threads, a hand-off of microseconds. A lock has no conditions. A
  * distributed lock is not a JVM mutex (see {@link io.lockstep.recipes.locks.FencedLock}): fence the
@@ -70,29 +95,55 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
   /** The root of Spring's {@code ZookeeperLockRegistry} when none is given. */
   public static final String DEFAULT_ROOT = "/SpringIntegration-LockRegistry";
 
+  /** The number of locks a registry keeps when {@link #setCacheCapacity(int)} was not called. */
+  public static final int DEFAULT_CACHE_CAPACITY = 30_000;
+
   private final CuratorFramework client;
   private final String prefix; // the root, ending with '/'
-  private final ConcurrentMap<String, Entry> locks = new ConcurrentHashMap<>();
+  private final ReentrantLock cacheLock = new ReentrantLock(); // held for bookkeeping, never a wait
+
+  /** The cached locks by key, least recently obtained (or locked) first. */
+  @GuardedBy("cacheLock")
+  private final LinkedHashMap<String, Entry> locks = new LinkedHashMap<>(16, 0.75f, true);
+
+  /** How many locks {@link #locks} keeps beyond those in use; at least 1. */
+  @GuardedBy("cacheLock")
+  private int cacheCapacity = DEFAULT_CACHE_CAPACITY;
 
   /* Algorithm notes:
    *
    * An entry is in use while an attempt of its mutex is under way or a hold of it is not released.
    * A per-lock observer keeps the ids of those attempts: attemptStarted (in the acquiring thread,
-   * before the attempt sends anything) adds one; attemptEnded without a grant, and released, remove
-   * it. The engine tells one attempt's callbacks in order, so the set is never short of an attempt
-   * in progress; a lost hold stays until its thread unlocks it. obtain and expiry run in the map's
-   * compute for the key, so an entry is never dropped between being handed out and its timestamp
-   * being refreshed.
+   * or with it waiting, before the attempt sends anything) adds one; attemptEnded without a grant,
+   * and released, remove it. The engine tells one attempt's callbacks in order, so the set is never
+   * short of an attempt in progress; a lost hold stays until its thread unlocks it.
+   *
+   * The map is a LinkedHashMap in access order under cacheLock, which is held only for bookkeeping:
+   * no ZooKeeper call, no mutex made, no wait. Invariants, under cacheLock:
+   *   - an entry in use is never removed: eviction and expiry check inUse() and remove under the
+   *     lock, and attemptStarted records the attempt before it takes the lock to re-cache its entry;
+   *   - an entry in use is in the map, unless another lock of its key was cached after it was
+   *     dropped: attemptStarted puts back an entry dropped while nobody used it (a caller kept
+   *     the object it obtained and now locks it);
+   *   - after an insert, the map holds at most cacheCapacity entries, or only entries in use and
+   *     the one just inserted.
+   *
+   * obtain: look the key up (an access: it becomes the most recent); if absent, make the mutex
+   * outside the lock, then insert it unless another thread did first, and evict. Eviction walks
+   * from the eldest, removing unused entries while the map is over capacity, skipping those in use
+   * and the entry just inserted.
    */
 
   /** The lock of one key, the attempts and holds under way on it, and when it was last obtained. */
-  private static final class Entry implements LockObserver {
+  private final class Entry implements LockObserver {
+    final String key;
     final ReentrantMutex mutex;
     final LockView view;
     final Set<Long> active = ConcurrentHashMap.newKeySet(); // attempts under way and holds
-    volatile long lastObtainedNanos; // written in the map's compute for the key
+    volatile long lastObtainedNanos; // written under cacheLock
 
-    Entry(ReentrantMutex mutex) {
+    Entry(String key, ReentrantMutex mutex) {
+      this.key = key;
       this.mutex = mutex;
       this.view = mutex.asLock();
       LockObservers.of(mutex).addListener(this);
@@ -100,7 +151,8 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
 
     @Override
     public void attemptStarted(LockAttempt attempt) {
-      active.add(attempt.id());
+      active.add(attempt.id()); // first: an eviction from now on sees the entry in use
+      recache(this);
     }
 
     @Override
@@ -155,8 +207,9 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
   }
 
   /**
-   * The lock of {@code key}: the same object while it is in use or was obtained within the age
-   * given to {@link #expireUnusedOlderThan(long)}. Nothing is sent to ZooKeeper.
+   * The lock of {@code key}: the same object while it is in use, and while it is cached (among the
+   * {@link #setCacheCapacity(int) capacity} most recently obtained or locked, and not dropped by
+   * {@link #expireUnusedOlderThan(long)}). Nothing is sent to ZooKeeper.
    *
    * @param key the lock key, a {@code String}
    * @return the key's lock
@@ -169,16 +222,87 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
   public LockView obtain(Object key) {
     String name = keyOf(key);
     String path = pathOf(name);
-    Entry entry =
-        locks.compute(
-            name,
-            (k, existing) -> {
-              Entry current =
-                  existing == null ? new Entry(new ReentrantMutex(client, path)) : existing;
-              current.lastObtainedNanos = System.nanoTime();
-              return current;
-            });
-    return entry.view;
+    LockView cached = cached(name, null);
+    return cached != null
+        ? cached
+        : cached(name, new Entry(name, new ReentrantMutex(client, path)));
+  }
+
+  /**
+   * The view of the cached entry of {@code key}, now the most recently obtained; if there is none,
+   * {@code made} is cached (evicting beyond capacity) and its view returned, or null if {@code
+   * made} is null.
+   */
+  private LockView cached(String key, Entry made) {
+    cacheLock.lock();
+    try {
+      Entry entry = locks.get(key);
+      if (entry == null) {
+        if (made == null) {
+          return null;
+        }
+        entry = made;
+        locks.put(key, entry);
+        evictBeyondCapacity(entry);
+      }
+      entry.lastObtainedNanos = System.nanoTime();
+      return entry.view;
+    } finally {
+      cacheLock.unlock();
+    }
+  }
+
+  /**
+   * An attempt of {@code entry}'s lock started: it becomes the most recently used, and is cached
+   * again if it was dropped while unused and no other lock of its key was cached since.
+   */
+  private void recache(Entry entry) {
+    cacheLock.lock();
+    try {
+      Entry cached = locks.get(entry.key);
+      if (cached == null) {
+        locks.put(entry.key, entry);
+        evictBeyondCapacity(entry);
+      }
+    } finally {
+      cacheLock.unlock();
+    }
+  }
+
+  /** Removes unused entries, eldest first, until the capacity is kept; never {@code spared}. */
+  @GuardedBy("cacheLock")
+  private void evictBeyondCapacity(Entry spared) {
+    Iterator<Entry> eldestFirst = locks.values().iterator();
+    while (locks.size() > cacheCapacity && eldestFirst.hasNext()) {
+      Entry entry = eldestFirst.next();
+      if (entry != spared && !entry.inUse()) {
+        eldestFirst.remove();
+      }
+    }
+  }
+
+  /**
+   * Sets how many locks the registry keeps: beyond it, obtaining a lock not kept drops the least
+   * recently obtained (or locked) lock that is not in use, as Spring's {@code
+   * ZookeeperLockRegistry.setCacheCapacity} does. A lock in use (an acquire under way, or a hold,
+   * also a lost one not yet unlocked) is never dropped, so while more locks than the capacity are
+   * in use the registry keeps them all. A smaller capacity drops the surplus at once. A key
+   * obtained again after its lock was dropped gets a new lock object.
+   *
+   * @param capacity how many locks to keep; {@link #DEFAULT_CACHE_CAPACITY} until set
+   * @throws IllegalArgumentException if {@code capacity} is not positive
+   */
+  public void setCacheCapacity(int capacity) {
+    if (capacity <= 0) {
+      throw new IllegalArgumentException("capacity must be positive: " + capacity);
+    }
+    cacheLock.lock();
+    try {
+      cacheCapacity = capacity;
+      evictBeyondCapacity(null);
+    } finally {
+      cacheLock.unlock();
+    }
   }
 
   /**
@@ -197,23 +321,31 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
 
   /**
    * Forgets the locks that are not in use (no acquire under way, no hold, also no lost hold not yet
-   * unlocked) and were last obtained more than {@code age} milliseconds ago. A key obtained again
-   * later gets a new lock object.
+   * unlocked) and were last obtained more than {@code age} milliseconds ago; a negative age, as
+   * Spring's registries accept, forgets every lock not in use. A key obtained again later gets a
+   * new lock object.
    *
    * @param age how long an unused lock is kept, in milliseconds
-   * @throws IllegalArgumentException if {@code age} is negative
    */
   @Override
   public void expireUnusedOlderThan(long age) {
-    if (age < 0) {
-      throw new IllegalArgumentException("age must not be negative: " + age + " ms");
+    long ageNanos = TimeUnit.MILLISECONDS.toNanos(age); // saturates at Long.MIN_VALUE / MAX_VALUE
+    cacheLock.lock();
+    try {
+      long now = System.nanoTime();
+      locks.values().removeIf(entry -> now - entry.lastObtainedNanos > ageNanos && !entry.inUse());
+    } finally {
+      cacheLock.unlock();
     }
-    long ageNanos = TimeUnit.MILLISECONDS.toNanos(age);
-    long now = System.nanoTime();
-    for (String key : locks.keySet()) {
-      locks.computeIfPresent(
-          key,
-          (k, entry) -> now - entry.lastObtainedNanos > ageNanos && !entry.inUse() ? null : entry);
+  }
+
+  /** The keys of the cached locks, least recently obtained (or locked) first; for tests. */
+  List<String> cachedKeys() {
+    cacheLock.lock();
+    try {
+      return new ArrayList<>(locks.keySet());
+    } finally {
+      cacheLock.unlock();
     }
   }
 
