@@ -238,6 +238,19 @@ class LockstepLockRegistryTest {
     assertThat(registry.obtain("recent")).isSameAs(lock);
   }
 
+  // Issue 21: the Duration form of expireUnusedOlderThan(long milliseconds).
+  @Test
+  void expireUnusedOlderThanADuration_keepsRecentLocks_andDropsOlderOnes() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
+    LockView lock = registry.obtain("recent");
+
+    registry.expireUnusedOlderThan(Duration.ofHours(1));
+    registry.expireUnusedOlderThan(Duration.ofSeconds(Long.MAX_VALUE)); // too long for millis
+    assertThat(registry.obtain("recent")).as("obtained within the age: kept").isSameAs(lock);
+    registry.expireUnusedOlderThan(Duration.ZERO);
+    assertThat(registry.obtain("recent")).as("unused: dropped").isNotSameAs(lock);
+  }
+
   @Test
   void aLostHold_isReportedAtTheNextLock_andClearedByUnlock() throws Exception {
     CuratorFramework client = zk.newClient();
@@ -306,6 +319,12 @@ class LockstepLockRegistryTest {
         .hasMessageContaining("key 'a//b'");
     assertThatThrownBy(() -> registry.expireUnusedOlderThan(-1))
         .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("age");
+    assertThatThrownBy(() -> registry.expireUnusedOlderThan(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("age");
+    assertThatThrownBy(() -> registry.expireUnusedOlderThan((Duration) null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("age");
   }
 

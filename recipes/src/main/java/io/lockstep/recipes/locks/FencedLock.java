@@ -89,6 +89,23 @@ public interface FencedLock extends InterProcessLock {
   boolean acquire(long time, TimeUnit unit) throws InterruptedException;
 
   /**
+   * Acquires the lock if it is granted within {@code timeout}: {@link #acquire(long, TimeUnit)}
+   * with the time in nanoseconds, and everything it says, for each recipe too. A timeout too long
+   * to count in nanoseconds (some 292 years) is as good as forever and waits that long.
+   *
+   * @param timeout the longest time to wait, not negative; zero makes one attempt
+   * @return true if the lock was acquired, false if the time ran out (nothing is then left behind)
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws LockException if ZooKeeper fails beyond the client's retry policy, as for {@link
+   *     #acquire(long, TimeUnit)}
+   */
+  default boolean acquire(Duration timeout) throws InterruptedException {
+    return acquire(Arguments.timeoutNanos(timeout, "timeout"), TimeUnit.NANOSECONDS);
+  }
+
+  /**
    * Releases the caller's hold. The last release of a hold deletes its lock node; if ZooKeeper is
    * unreachable the deletion is retried in the background until it succeeds. Releasing a hold that
    * was {@link LockState#LOST lost} clears local state, logs a warning and does not throw.

@@ -217,6 +217,29 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
     }
   }
 
+  /**
+   * Forgets the locks that are not in use and were last obtained longer ago than {@code age}:
+   * {@link #expireUnusedOlderThan(long)} with the age in milliseconds, a fraction of a millisecond
+   * counting as a whole one. An age too long to count in milliseconds keeps every lock.
+   *
+   * @param age how long an unused lock is kept
+   * @throws NullPointerException if {@code age} is null
+   * @throws IllegalArgumentException if {@code age} is negative
+   */
+  public void expireUnusedOlderThan(Duration age) {
+    Objects.requireNonNull(age, "age");
+    if (age.isNegative()) {
+      throw new IllegalArgumentException("age must not be negative: " + age);
+    }
+    long millis;
+    try {
+      millis = Math.addExact(age.toMillis(), age.toNanosPart() % 1_000_000 == 0 ? 0 : 1);
+    } catch (ArithmeticException tooLong) {
+      millis = Long.MAX_VALUE;
+    }
+    expireUnusedOlderThan(millis);
+  }
+
   private static String keyOf(Object key) {
     Objects.requireNonNull(key, "key");
     if (!(key instanceof String)) {
