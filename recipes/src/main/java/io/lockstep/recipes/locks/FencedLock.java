@@ -23,6 +23,9 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * <p><b>Usage.</b>
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.FencedLock;
+ *
+ * FencedLock lock = ...; // any of Lockstep's locks
  * lock.acquire();
  * try {
  *   // guarded work; write with lock.fencingToken() or lock.ownershipChecks()
@@ -148,6 +151,15 @@ public interface FencedLock extends InterProcessLock {
    * so that it commits only while the lock is held:
    *
    * <pre>{@code
+   * import io.lockstep.recipes.locks.FencedLock;
+   * import java.util.ArrayList;
+   * import java.util.List;
+   * import org.apache.curator.framework.CuratorFramework;
+   * import org.apache.curator.framework.api.transaction.CuratorOp;
+   *
+   * CuratorFramework client = ...; // the lock's client
+   * FencedLock lock = ...; // held by the caller
+   * byte[] balance = ...; // the new data
    * List<CuratorOp> ops = new ArrayList<>(lock.ownershipChecks());
    * ops.add(client.transactionOp().setData().forPath("/accounts/7", balance));
    * client.transaction().forOperations(ops);
@@ -214,8 +226,13 @@ public interface FencedLock extends InterProcessLock {
    * try-with-resources. The hold is a separate entry in the queue, as for {@link #acquireAsync()}.
    *
    * <pre>{@code
+   * import io.lockstep.recipes.locks.FencedLock;
+   * import io.lockstep.recipes.locks.LockHold;
+   *
+   * FencedLock lock = ...; // any of Lockstep's locks
+   * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
    * try (LockHold hold = lock.hold()) {
-   *   store.write(order, hold.fencingToken());
+   *   store.write("order-17", "paid", hold.fencingToken());
    * }
    * }</pre>
    *

@@ -13,10 +13,16 @@ import java.util.concurrent.locks.Lock;
  * NonReentrantMutex}), and the fencing token of the caller's hold stays within reach.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.FencedLock;
+ * import io.lockstep.recipes.locks.LockView;
+ * import java.util.concurrent.locks.Lock;
+ *
+ * FencedLock mutex = ...; // any of Lockstep's locks
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * Lock lock = mutex.asLock();
  * lock.lock();
  * try {
- *   store.write(order, ((LockView) lock).fencingToken());
+ *   store.write("order-17", "paid", ((LockView) lock).fencingToken());
  * } finally {
  *   lock.unlock();
  * }

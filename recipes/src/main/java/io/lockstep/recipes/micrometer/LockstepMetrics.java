@@ -31,6 +31,12 @@ import org.apache.curator.framework.CuratorFramework;
  * how often holds are put at risk or lost.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.micrometer.LockstepMetrics;
+ * import io.micrometer.core.instrument.MeterRegistry;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * MeterRegistry meterRegistry = ...; // your application's registry
  * new LockstepMetrics(client).bindTo(meterRegistry);
  * }</pre>
  *
@@ -322,6 +328,14 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
    * Options of {@link LockstepMetrics}: the paths to tag and extra tags. Fails fast on bad input.
    *
    * <pre>{@code
+   * import io.lockstep.recipes.micrometer.LockstepMetrics;
+   * import io.micrometer.core.instrument.MeterRegistry;
+   * import io.micrometer.core.instrument.Tags;
+   * import java.util.Set;
+   * import org.apache.curator.framework.CuratorFramework;
+   *
+   * CuratorFramework client = ...; // a started client
+   * MeterRegistry meterRegistry = ...; // your application's registry
    * LockstepMetrics.builder(client)
    *     .tagPaths(Set.of("/locks/billing", "/locks/daily-report"))
    *     .tags(Tags.of("zookeeper", "orders-ensemble"))

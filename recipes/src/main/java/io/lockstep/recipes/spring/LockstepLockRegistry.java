@@ -35,11 +35,17 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * Spring's registry to this one, old and new instances exclude each other on every key.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.LockView;
+ * import io.lockstep.recipes.spring.LockstepLockRegistry;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * LockstepLockRegistry registry = new LockstepLockRegistry(client);
  * LockView lock = registry.obtain("orders/17");
  * lock.lock();
  * try {
- *   store.write("orders/17", lock.fencingToken());
+ *   store.write("orders/17", "paid", lock.fencingToken());
  * } finally {
  *   lock.unlock();
  * }
