@@ -71,8 +71,8 @@ import org.apache.curator.framework.CuratorFramework;
  * /b]}) and {@value #OTHER_PATHS} for all others, and the gauges are kept per path.
  *
  * <p><b>Threads and failures.</b> The meters are updated by a {@link LockObserver} registered with
- * {@link LockObservers#of(CuratorFramework)}: in the acquiring or releasing thread, or on
- * Lockstep's threads, never on ZooKeeper's event thread. A failing registry is logged by the
+ * {@link LockObservers#of(CuratorFramework)}: in the acquiring thread when an attempt starts, else
+ * on Lockstep's threads, never on ZooKeeper's event thread. A failing registry is logged by the
  * observer point and costs the lock nothing. Binding to several registries records in each.
  *
  * <p><b>Limits.</b> The meters cover one client: bind one {@code LockstepMetrics} per client, and
