@@ -22,6 +22,7 @@ import io.lockstep.testing.ZooKeeperExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -29,11 +30,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -63,20 +67,33 @@ import org.slf4j.LoggerFactory;
  * docs/reentrant-mutex.md: basic use}) and {@code // docs: end}. The page shows exactly that code;
  * {@link #everyJavaBlockOfTheDocs_isAnExampleOfThisTest()} fails when they drift apart, in either
  * direction. The assertions around each example check that it does what the page says.
+ *
+ * <p>A page shows its examples as a reader can copy them: each names its imports (or an earlier
+ * example of the page does), and declares what it uses. In an example here, a comment {@code //
+ * import a.b.C;} is shown as that import, and {@code Type name = expression; // docs: ... why} as
+ * {@code Type name = ...; // why}: the test supplies what the reader brings. {@link
+ * DocsCompileTest} compiles the pages as shown, without this class around them.
  */
 @Timeout(60)
 class DocsExamplesTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  private static final Logger log = LoggerFactory.getLogger(DocsExamplesTest.class);
-
   // ---- README.md ----
 
   @Test
   void readme_lockGuardsAWriteFencedWithItsToken() throws Exception {
-    String connectString = zk.server().getConnectString();
-    FencedStore orders = new FencedStore();
     // README.md: example
+    // import io.lockstep.recipes.locks.ReentrantMutex;
+    // import org.apache.curator.framework.CuratorFramework;
+    // import org.apache.curator.framework.CuratorFrameworkFactory;
+    // import org.apache.curator.retry.ExponentialBackoffRetry;
+    // import org.slf4j.Logger;
+    // import org.slf4j.LoggerFactory;
+
+    String connectString = zk.server().getConnectString(); // docs: ... "zk1:2181,zk2:2181,zk3:2181"
+    FencedStore orders = new FencedStore(); // docs: ... your store: see docs/getting-started.md
+    Logger log = LoggerFactory.getLogger("orders");
+
     CuratorFramework client =
         CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(1000, 3));
     client.start();
@@ -103,15 +120,21 @@ class DocsExamplesTest {
 
   @Test
   void gettingStarted_firstLock_writesWithItsFencingToken() throws Exception {
-    String connectString = zk.server().getConnectString();
-    FencedStore store = new FencedStore();
     // docs/getting-started.md: connect
+    // import org.apache.curator.framework.CuratorFramework;
+    // import org.apache.curator.framework.CuratorFrameworkFactory;
+    // import org.apache.curator.retry.ExponentialBackoffRetry;
+
+    String connectString = zk.server().getConnectString(); // docs: ... "zk1:2181,zk2:2181,zk3:2181"
     CuratorFramework client =
         CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(1000, 3));
     client.start();
     // docs: end
     try {
       // docs/getting-started.md: first lock
+      // import io.lockstep.recipes.locks.ReentrantMutex;
+
+      FencedStore store = new FencedStore(); // docs: ... the resource the lock guards, see below
       ReentrantMutex lock = new ReentrantMutex(client, "/locks/daily-report");
       lock.acquire();
       try {
@@ -135,7 +158,12 @@ class DocsExamplesTest {
     otherInstance.acquire();
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/daily-report");
     // docs/getting-started.md: timed acquire
-    if (lock.acquire(200, TimeUnit.MILLISECONDS)) {
+    // import java.time.Duration;
+    // import org.slf4j.Logger;
+    // import org.slf4j.LoggerFactory;
+
+    Logger log = LoggerFactory.getLogger("reports");
+    if (lock.acquire(Duration.ofMillis(200))) {
       try {
         store.write("daily-report", "published", lock.fencingToken());
       } finally {
@@ -158,6 +186,9 @@ class DocsExamplesTest {
     List<LockState> states = new CopyOnWriteArrayList<>();
     lock.getStateListenable().addListener(change -> states.add(change.state()));
     // docs/getting-started.md: listen
+    // import io.lockstep.recipes.locks.LockState;
+    // import java.util.concurrent.atomic.AtomicBoolean;
+
     AtomicBoolean atRisk = new AtomicBoolean(); // while true, pause work that is not fenced
     lock.getStateListenable()
         .addListener(
@@ -221,6 +252,9 @@ class DocsExamplesTest {
   }
 
   // docs/getting-started.md: a fenced store
+  // import java.util.HashMap;
+  // import java.util.Map;
+
   /** Refuses a write fenced with a token older than one it has accepted for the same key. */
   static final class FencedStore {
     private final Map<String, String> values = new HashMap<>(); // guarded by this
@@ -250,7 +284,7 @@ class DocsExamplesTest {
    * The read-write examples' "application": records what a reader saw, and whether a writer of
    * another process (Curator's) was kept out meanwhile.
    */
-  private void render(String catalog) throws Exception {
+  private void render(String catalog) {
     rendered.add(catalog);
     InterProcessReadWriteLock writer =
         new InterProcessReadWriteLock(zk.newClient(), "/locks/catalog");
@@ -260,6 +294,8 @@ class DocsExamplesTest {
         thread.run(writer.writeLock()::release).get();
       }
       writersKeptOut.add(!got);
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -267,9 +303,12 @@ class DocsExamplesTest {
 
   @Test
   void reentrantMutex_basicUse_writesWhileHeld_andLeavesNoNode() throws Exception {
-    CuratorFramework client = zk.newClient();
-    FencedStore store = new FencedStore();
     // docs/reentrant-mutex.md: basic use
+    // import io.lockstep.recipes.locks.ReentrantMutex;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
+    FencedStore store = new FencedStore(); // docs: ... your store, see getting-started.md
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/inventory");
     lock.acquire();
     try {
@@ -306,9 +345,9 @@ class DocsExamplesTest {
   void reentrantMutex_ownershipCheck_letsTheTransactionCommitOnlyWhileHeld() throws Exception {
     CuratorFramework client = zk.newClient();
     client.create().orSetData().creatingParentsIfNeeded().forPath("/inventory/sku-42");
-    byte[] stock = "41".getBytes(UTF_8);
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/inventory");
     // docs/reentrant-mutex.md: ownership check
+    byte[] stock = "41".getBytes(UTF_8); // docs: ... the new stock level
     lock.acquire();
     try {
       client
@@ -334,15 +373,20 @@ class DocsExamplesTest {
   @Test
   void reentrantMutex_revocation_reachesTheHolder() throws Exception {
     CuratorFramework client = zk.newClient();
-    CuratorFramework admin = zk.newClient();
-    AtomicBoolean stopRequested = new AtomicBoolean();
     // docs/reentrant-mutex.md: revocable
+    // import java.util.concurrent.atomic.AtomicBoolean;
+
+    AtomicBoolean stopRequested = new AtomicBoolean(); // the work checks it now and then
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/reindex");
     lock.makeRevocable(revoked -> stopRequested.set(true)); // on a Lockstep thread
     lock.acquire();
     // docs: end
     try {
       // docs/reentrant-mutex.md: revoke
+      // import io.lockstep.recipes.locks.LockInspector;
+      // import org.apache.curator.framework.recipes.locks.Revoker;
+
+      CuratorFramework admin = zk.newClient(); // docs: ... an operator's client
       String holder = new LockInspector(admin).inspect("/locks/reindex").holders().get(0).node();
       Revoker.attemptRevoke(admin, holder);
       // docs: end
@@ -364,6 +408,11 @@ class DocsExamplesTest {
     Sessions.expire(client, zk.server().getConnectString());
     await().until(() -> states.contains(LockState.LOST));
     // docs/reentrant-mutex.md: after a loss
+    // import io.lockstep.recipes.locks.LockOwnershipLostException;
+    // import org.slf4j.Logger;
+    // import org.slf4j.LoggerFactory;
+
+    Logger log = LoggerFactory.getLogger("inventory");
     try {
       lock.checkHeld(); // no request: what this client knows
       store.write("sku-42", "40 in stock", lock.fencingToken());
@@ -389,10 +438,14 @@ class DocsExamplesTest {
   @Test
   void nonReentrantMutex_handOff_releasedByTheWorkerThread() throws Exception {
     CuratorFramework client = zk.newClient();
-    FencedStore store = new FencedStore();
-    ExecutorService executor = Executors.newSingleThreadExecutor();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
       // docs/non-reentrant-mutex.md: hand-off
+      // import java.util.concurrent.Executor;
+      // import java.util.concurrent.RejectedExecutionException;
+
+      Executor executor = pool; // docs: ... the service's executor
+      FencedStore store = new FencedStore(); // docs: ... your store, see getting-started.md
       NonReentrantMutex lock = new NonReentrantMutex(client, "/locks/nightly-batch");
       lock.acquire();
       try {
@@ -413,19 +466,23 @@ class DocsExamplesTest {
       assertThat(store.read("nightly-batch")).isEqualTo("done");
       assertThat(lock.getParticipantNodes()).isEmpty();
     } finally {
-      executor.shutdownNow();
+      pool.shutdownNow();
     }
   }
 
   @Test
   void nonReentrantMutex_holderThread_isNotLetInAgain() throws Exception {
-    CuratorFramework client = zk.newClient();
+    // docs/non-reentrant-mutex.md: not reentrant
+    // import io.lockstep.recipes.locks.NonReentrantMutex;
+    // import java.util.concurrent.TimeUnit;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
     NonReentrantMutex lock = new NonReentrantMutex(client, "/locks/nightly-batch");
     lock.acquire();
+    boolean again = lock.acquire(0, TimeUnit.SECONDS); // false: this object already holds it
+    // docs: end
     try {
-      // docs/non-reentrant-mutex.md: not reentrant
-      boolean again = lock.acquire(0, TimeUnit.SECONDS); // false: this object already holds it
-      // docs: end
       assertThat(again).isFalse();
       assertThatThrownBy(lock::acquire)
           .isInstanceOf(IllegalMonitorStateException.class)
@@ -457,16 +514,22 @@ class DocsExamplesTest {
 
   @Test
   void readWriteMutex_readersShare_andAWriterExcludesThem() throws Exception {
-    CuratorFramework client = zk.newClient();
-    FencedStore store = new FencedStore();
-    store.write("catalog", "v1", 0);
+    FencedStore data = new FencedStore();
+    data.write("catalog", "v1", 0);
     ReadWriteMutex otherProcess = new ReadWriteMutex(zk.newClient(), "/locks/catalog");
     otherProcess.readLock().acquire();
     // docs/read-write-mutex.md: read
+    // import io.lockstep.recipes.locks.ReadWriteMutex;
+    // import java.util.function.Consumer;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
+    FencedStore store = data; // docs: ... your store, see getting-started.md
+    Consumer<String> render = this::render; // docs: ... shows the catalog to a user
     ReadWriteMutex catalog = new ReadWriteMutex(client, "/locks/catalog");
     catalog.readLock().acquire(); // shared with other readers
     try {
-      render(store.read("catalog"));
+      render.accept(store.read("catalog"));
     } finally {
       catalog.readLock().release();
     }
@@ -493,6 +556,7 @@ class DocsExamplesTest {
     CuratorFramework client = zk.newClient();
     FencedStore store = new FencedStore();
     ReadWriteMutex catalog = new ReadWriteMutex(client, "/locks/catalog");
+    Consumer<String> render = this::render;
     // docs/read-write-mutex.md: downgrade
     catalog.writeLock().acquire();
     try {
@@ -502,7 +566,7 @@ class DocsExamplesTest {
       catalog.writeLock().release(); // readers may enter now; writers still wait for us
     }
     try {
-      render(store.read("catalog"));
+      render.accept(store.read("catalog"));
     } finally {
       catalog.readLock().release();
     }
@@ -522,6 +586,8 @@ class DocsExamplesTest {
     try {
       long start = System.nanoTime();
       // docs/read-write-mutex.md: no upgrade
+      // import java.util.concurrent.TimeUnit;
+
       boolean upgraded = catalog.writeLock().acquire(10, TimeUnit.SECONDS); // false, at once
       // docs: end
       assertThat(upgraded).isFalse();
@@ -570,12 +636,19 @@ class DocsExamplesTest {
 
   @Test
   void multiMutex_transfer_commitsBothWritesOnlyWhileBothLocksAreHeld() throws Exception {
-    CuratorFramework client = zk.newClient();
-    client.create().orSetData().creatingParentsIfNeeded().forPath("/accounts/17", "100".getBytes());
-    client.create().orSetData().creatingParentsIfNeeded().forPath("/accounts/4", "0".getBytes());
-    byte[] debited = "70".getBytes(UTF_8);
-    byte[] credited = "30".getBytes(UTF_8);
+    CuratorFramework admin = zk.newClient();
+    admin.create().orSetData().creatingParentsIfNeeded().forPath("/accounts/17", "100".getBytes());
+    admin.create().orSetData().creatingParentsIfNeeded().forPath("/accounts/4", "0".getBytes());
     // docs/multi-mutex.md: transfer
+    // import io.lockstep.recipes.locks.MultiMutex;
+    // import java.util.ArrayList;
+    // import java.util.List;
+    // import org.apache.curator.framework.CuratorFramework;
+    // import org.apache.curator.framework.api.transaction.CuratorOp;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
+    byte[] debited = "70".getBytes(UTF_8); // docs: ... the accounts' new balances
+    byte[] credited = "30".getBytes(UTF_8); // docs: ... the accounts' new balances
     MultiMutex transfer =
         new MultiMutex(client, List.of("/locks/accounts/17", "/locks/accounts/4"));
     transfer.acquire(); // one transaction enqueues in both paths
@@ -656,7 +729,6 @@ class DocsExamplesTest {
 
   @Test
   void lockInspector_listsTheHolderAndTheWaiters() throws Exception {
-    CuratorFramework client = zk.newClient();
     ReentrantMutex holder = new ReentrantMutex(zk.newClient(), "/locks/orders");
     InterProcessMutex curatorWaiter = new InterProcessMutex(zk.newClient(), "/locks/orders");
     holder.acquire();
@@ -665,6 +737,13 @@ class DocsExamplesTest {
           thread.call(() -> curatorWaiter.acquire(20, TimeUnit.SECONDS));
       await().until(() -> holder.getParticipantNodes().size() == 2);
       // docs/lock-inspector.md: inspect
+      // import io.lockstep.recipes.locks.LockInspector;
+      // import org.apache.curator.framework.CuratorFramework;
+      // import org.slf4j.Logger;
+      // import org.slf4j.LoggerFactory;
+
+      CuratorFramework client = zk.newClient(); // docs: ... a started client
+      Logger log = LoggerFactory.getLogger("locks");
       LockInspector.Snapshot snapshot = new LockInspector(client).inspect("/locks/orders");
       for (LockInspector.Entry entry : snapshot.holders()) {
         log.info("held by session 0x{} for {}", Long.toHexString(entry.sessionId()), entry.age());
@@ -684,57 +763,51 @@ class DocsExamplesTest {
 
   // ---- docs/migration.md ----
 
-  private final List<String> shipped = new CopyOnWriteArrayList<>();
-
-  /** The migration examples' "application", before fencing. */
-  private void ship(String order) {
-    shipped.add(order + " unfenced");
-  }
-
-  /** The migration examples' "application", fenced. */
-  private void ship(String order, long fencingToken) {
-    shipped.add(order + " fenced with " + fencingToken);
-  }
-
   @Test
   void migration_curatorMutex_beforeAndAfter() throws Exception {
-    CuratorFramework client = zk.newClient();
     {
       // docs/migration.md: before
+      // import java.util.Map;
+      // import org.apache.curator.framework.CuratorFramework;
+      // import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+
+      CuratorFramework client = zk.newClient(); // docs: ... a started client
+      Map<String, String> orders = new HashMap<>(); // docs: ... your store
       InterProcessMutex lock = new InterProcessMutex(client, "/locks/orders");
       lock.acquire();
       try {
-        ship("order-17");
+        orders.put("order-17", "shipped");
       } finally {
         lock.release();
       }
       // docs: end
+      assertThat(orders).containsEntry("order-17", "shipped");
     }
     {
+      CuratorFramework client = zk.newClient();
       // docs/migration.md: after
+      // import io.lockstep.recipes.locks.ReentrantMutex;
+
+      FencedStore orders = new FencedStore(); // docs: ... your store, now refusing stale tokens
       ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
       lock.acquire();
       try {
-        ship("order-17", lock.fencingToken());
+        orders.write("order-17", "shipped", lock.fencingToken());
       } finally {
         lock.release();
       }
       // docs: end
+      assertThat(orders.read("order-17")).isEqualTo("shipped");
       assertThat(lock.getParticipantNodes()).isEmpty();
     }
-    assertThat(shipped).hasSize(2).startsWith("order-17 unfenced");
-    assertThat(lastToken(shipped)).as("a real token: a zxid").isPositive();
-  }
-
-  private static long lastToken(List<String> shipped) {
-    String last = shipped.get(shipped.size() - 1);
-    return Long.parseLong(last.substring(last.lastIndexOf(' ') + 1));
   }
 
   @Test
   void migration_keepingTheInterfaceType_changesOnlyTheConstructor() throws Exception {
     CuratorFramework client = zk.newClient();
     // docs/migration.md: interface type
+    // import org.apache.curator.framework.recipes.locks.InterProcessLock;
+
     InterProcessLock lock = new ReentrantMutex(client, "/locks/orders"); // was InterProcessMutex
     // docs: end
     assertThat(lock.acquire(5, TimeUnit.SECONDS)).isTrue();
@@ -749,6 +822,11 @@ class DocsExamplesTest {
     assertThatThrownBy(
             () -> {
               // docs/migration.md: exceptions
+              // import io.lockstep.recipes.locks.LockException;
+              // import org.slf4j.Logger;
+              // import org.slf4j.LoggerFactory;
+
+              Logger log = LoggerFactory.getLogger("orders");
               try {
                 lock.acquire();
               } catch (LockException e) { // was: catch (KeeperException e)
@@ -813,6 +891,11 @@ class DocsExamplesTest {
         new InterProcessSemaphoreMutex(zk.newClient(), "/locks/nightly-batch");
     NonReentrantMutex newInstance = new NonReentrantMutex(zk.newClient(), "/locks/nightly-batch");
     // docs/migration.md: bridge
+    // import io.lockstep.recipes.locks.MultiMutex;
+    // import io.lockstep.recipes.locks.NonReentrantMutex;
+    // import java.util.List;
+    // import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
+
     MultiMutex lock =
         new MultiMutex(
             List.of(
@@ -914,8 +997,11 @@ class DocsExamplesTest {
 
   @Test
   void groupDriver_letsOneGroupShare_andGroupsTakeTurnsInArrivalOrder() throws Exception {
-    CuratorFramework client = zk.newClient();
     // docs/design.md: use a driver
+    // import io.lockstep.recipes.locks.ReentrantMutex;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
     ReentrantMutex migration = new ReentrantMutex(client, "/locks/schema", new GroupDriver("v42"));
     // docs: end
     ReentrantMutex sameGroup =
@@ -946,6 +1032,10 @@ class DocsExamplesTest {
   }
 
   // docs/design.md: a driver
+  // import io.lockstep.recipes.locks.LockDecision;
+  // import io.lockstep.recipes.locks.LockDriver;
+  // import java.util.List;
+
   /** Participants of one group share the lock; groups take turns in arrival order. */
   static final class GroupDriver implements LockDriver {
     private final String group;
@@ -994,6 +1084,10 @@ class DocsExamplesTest {
   private static final Pattern MARKER =
       Pattern.compile("^\\s*// ((?:README\\.md|docs/[\\w.-]+\\.md)): (.+)$");
   private static final Pattern END = Pattern.compile("^\\s*// docs: end$");
+  private static final Pattern SHOWN_IMPORT =
+      Pattern.compile("^(\\s*)// (import (?:static )?[\\w.]+(?:\\.\\*)?;)$");
+  private static final Pattern SHOWN_GIVEN =
+      Pattern.compile("^(\\s*)(.*?) = .*; // docs: \\.\\.\\.(.*)$");
   private static final Pattern JAVA_BLOCK =
       Pattern.compile("(?ms)^( *)```java\\n(.*?)^\\1```[ \\t]*$");
 
@@ -1070,13 +1164,35 @@ class DocsExamplesTest {
         examples.computeIfAbsent(page, p -> new ArrayList<>()).add(dedent(current.toString()));
         current = null;
       } else if (current != null) {
-        current.append(line).append('\n');
+        current.append(shown(line)).append('\n');
       }
     }
     if (current != null) {
       problems.add("the last example of " + page + " is not closed by '// docs: end'");
     }
     return examples;
+  }
+
+  /**
+   * A line of an example as the page shows it: {@code // import a.B;} as {@code import a.B;} (a
+   * page names the imports its examples need, see {@link DocsCompileTest}), and {@code Type name =
+   * expression; // docs: ... comment} as {@code Type name = ...; // comment}, for what the reader
+   * brings and the test makes (a client, a store, an executor).
+   */
+  static String shown(String line) {
+    Matcher imported = SHOWN_IMPORT.matcher(line);
+    if (imported.matches()) {
+      return imported.group(1) + imported.group(2);
+    }
+    Matcher given = SHOWN_GIVEN.matcher(line);
+    if (given.matches()) {
+      String comment = given.group(3).strip();
+      return given.group(1)
+          + given.group(2)
+          + " = ...;"
+          + (comment.isEmpty() ? "" : " // " + comment);
+    }
+    return line;
   }
 
   private static List<String> javaBlocks(String markdown) {

@@ -43,15 +43,18 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
 class IntegrationDocsExamplesTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  private final FencedStore orders = new FencedStore();
-  private final List<String> published = new CopyOnWriteArrayList<>();
-
   // ---- docs/spring.md ----
 
   @Test
   void spring_obtain_lockAndWriteWithTheFencingToken() throws Exception {
-    CuratorFramework client = zk.newClient();
     // docs/spring.md: obtain
+    // import io.lockstep.recipes.locks.LockView;
+    // import io.lockstep.recipes.spring.LockstepLockRegistry;
+    // import java.util.concurrent.locks.Lock;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
+    FencedStore orders = new FencedStore(); // docs: ... your store, see getting-started.md
     LockstepLockRegistry registry = new LockstepLockRegistry(client); // was: ZookeeperLockRegistry
     Lock lock = registry.obtain("order-17");
     lock.lock();
@@ -101,6 +104,11 @@ class IntegrationDocsExamplesTest {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
     InterProcessMutex otherInstance = new InterProcessMutex(zk.newClient(), "/locks/daily-report");
     // docs/spring.md: execute locked
+    // import java.time.Duration;
+    // import java.util.List;
+    // import java.util.concurrent.CopyOnWriteArrayList;
+
+    List<String> published = new CopyOnWriteArrayList<>();
     registry.executeLocked("daily-report", () -> published.add("daily report"));
 
     String outcome =
@@ -125,6 +133,10 @@ class IntegrationDocsExamplesTest {
   @Configuration(proxyBeanMethods = false)
   static class BillingConfiguration {
     // docs/spring.md: beans
+    // import org.springframework.context.annotation.Bean;
+    // import org.springframework.integration.leader.DefaultCandidate;
+    // import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+
     @Bean
     LockstepLockRegistry lockRegistry(CuratorFramework client) {
       return new LockstepLockRegistry(client, "/locks/leaders");
@@ -158,9 +170,13 @@ class IntegrationDocsExamplesTest {
 
   @Test
   void metrics_bind_countsEveryLockOfTheClient() throws Exception {
-    CuratorFramework client = zk.newClient();
-    MeterRegistry meterRegistry = new SimpleMeterRegistry();
     // docs/metrics.md: bind
+    // import io.lockstep.recipes.micrometer.LockstepMetrics;
+    // import io.micrometer.core.instrument.MeterRegistry;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
+    MeterRegistry meterRegistry = new SimpleMeterRegistry(); // docs: ... your registry
     new LockstepMetrics(client).bindTo(meterRegistry);
     // docs: end
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
@@ -186,6 +202,8 @@ class IntegrationDocsExamplesTest {
     CuratorFramework client = zk.newClient();
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
     // docs/metrics.md: tag paths
+    // import java.util.Set;
+
     LockstepMetrics.builder(client)
         .tagPaths(Set.of("/locks/billing", "/locks/daily-report"))
         .build()
@@ -225,8 +243,15 @@ class IntegrationDocsExamplesTest {
       recording.dump(file);
     }
     // docs/metrics.md: read a recording
+    // import java.nio.file.Path;
+    // import java.util.ArrayList;
+    // import java.util.List;
+    // import jdk.jfr.consumer.RecordedEvent;
+    // import jdk.jfr.consumer.RecordingFile;
+
+    Path recording = file; // docs: ... a recording, from -XX:StartFlightRecording:filename=...
     List<String> acquires = new ArrayList<>();
-    for (RecordedEvent event : RecordingFile.readAllEvents(file)) {
+    for (RecordedEvent event : RecordingFile.readAllEvents(recording)) {
       if (event.getEventType().getName().equals("io.lockstep.LockAcquire")) {
         acquires.add(
             event.getString("path")

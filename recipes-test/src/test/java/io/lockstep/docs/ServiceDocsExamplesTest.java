@@ -12,10 +12,12 @@ import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,8 +38,13 @@ class ServiceDocsExamplesTest {
 
   @Test
   void hold_withTryWithResources() throws Exception {
-    CuratorFramework client = zk.newClient();
     // docs/services.md: hold
+    // import io.lockstep.recipes.locks.LockHold;
+    // import io.lockstep.recipes.locks.ReentrantMutex;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
+    FencedStore orders = new FencedStore(); // docs: ... your store, see getting-started.md
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
     try (LockHold hold = lock.hold()) {
       orders.write("order-17", "paid", hold.fencingToken());
@@ -59,6 +66,9 @@ class ServiceDocsExamplesTest {
 
   private String payOrder(ReentrantMutex lock) throws InterruptedException {
     // docs/services.md: try hold
+    // import java.time.Duration;
+    // import java.util.Optional;
+
     Optional<LockHold> maybe = lock.tryHold(Duration.ofMillis(200));
     if (maybe.isEmpty()) {
       return "busy, try again later"; // nothing is left queued
@@ -74,6 +84,8 @@ class ServiceDocsExamplesTest {
   void acquireAsync_thenWriteAndClose() throws Exception {
     ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
     // docs/services.md: async
+    // import java.util.concurrent.CompletableFuture;
+
     CompletableFuture<String> paid =
         lock.acquireAsync(Duration.ofSeconds(5))
             .thenApply(
@@ -108,9 +120,12 @@ class ServiceDocsExamplesTest {
   @Test
   void acquireAsync_onTheServicesOwnExecutor() throws Exception {
     ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
-    ExecutorService workers = Executors.newFixedThreadPool(4);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       // docs/services.md: executor
+      // import java.util.concurrent.ExecutorService;
+
+      ExecutorService workers = pool; // docs: ... the service's executor
       CompletableFuture<Void> done =
           lock.acquireAsync(Duration.ofSeconds(5), workers) // completes on workers
               .thenAccept(
@@ -123,7 +138,7 @@ class ServiceDocsExamplesTest {
       // docs: end
       done.get(10, TimeUnit.SECONDS);
     } finally {
-      workers.shutdownNow();
+      pool.shutdownNow();
     }
     assertThat(orders.read("order-18")).isEqualTo("paid");
   }
@@ -131,8 +146,12 @@ class ServiceDocsExamplesTest {
   @Test
   void lockView_forJavaUtilConcurrentCode() throws Exception {
     CuratorFramework client = zk.newClient();
-    List<String> published = new ArrayList<>();
     // docs/services.md: lock view
+    // import java.util.ArrayList;
+    // import java.util.List;
+    // import java.util.concurrent.locks.Lock;
+
+    List<String> published = new ArrayList<>();
     Lock lock = new ReentrantMutex(client, "/locks/daily-report").asLock();
     lock.lock();
     try {
@@ -147,8 +166,10 @@ class ServiceDocsExamplesTest {
   @Test
   void keyedLocks_lockAnOrderByItsId() throws Exception {
     CuratorFramework client = zk.newClient();
-    String orderId = "order/42";
     // docs/services.md: keyed
+    // import io.lockstep.recipes.locks.KeyedLocks;
+
+    String orderId = "order/42"; // docs: ... the order the request is about
     KeyedLocks orderLocks = new KeyedLocks(client, "/locks/orders");
     try (LockHold hold = orderLocks.mutex(orderId).hold()) {
       orders.write(orderId, "shipped", hold.fencingToken());
@@ -163,10 +184,13 @@ class ServiceDocsExamplesTest {
   @Test
   void localHandoff_threadsOfOneServiceShareOnePlace() throws Exception {
     CuratorFramework client = zk.newClient();
-    List<String> processed = new java.util.concurrent.CopyOnWriteArrayList<>();
     ExecutorService workers = Executors.newFixedThreadPool(4);
     try {
       // docs/services.md: local handoff
+      // import java.util.concurrent.CopyOnWriteArrayList;
+      // import java.util.concurrent.Future;
+
+      List<String> processed = new CopyOnWriteArrayList<>();
       ReentrantMutex lock =
           ReentrantMutex.builder(client, "/locks/inventory").localHandoff(8).build();
       List<Future<?>> batches = new ArrayList<>();
@@ -184,10 +208,10 @@ class ServiceDocsExamplesTest {
       for (Future<?> batch : batches) {
         batch.get(30, TimeUnit.SECONDS);
       }
+      assertThat(processed).hasSize(4);
     } finally {
       workers.shutdownNow();
     }
-    assertThat(processed).hasSize(4);
     assertThat(client.checkExists().forPath("/locks/inventory")).isNotNull();
   }
 
@@ -195,8 +219,6 @@ class ServiceDocsExamplesTest {
   void onLost_stopTheWorkAndClose() throws Exception {
     CuratorFramework client = zk.newClient();
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/batches");
-    List<String> batches = List.of("b1", "b2", "b3");
-    List<String> written = new ArrayList<>();
     CountDownLatch lost = new CountDownLatch(1);
     lock.getStateListenable()
         .addListener(
@@ -205,33 +227,40 @@ class ServiceDocsExamplesTest {
                 lost.countDown();
               }
             });
-    BatchStore store =
-        (batch, value, token) -> {
-          written.add(batch);
-          if (written.size() == 1) { // the test's fault: the session expires after one batch
-            Sessions.expire(client, zk.server().getConnectString());
-            assertThat(lost.await(10, TimeUnit.SECONDS)).isTrue();
+    List<String> work = new AbstractList<>() { // the test's fault: the session expires after b1
+          @Override
+          public String get(int index) {
+            if (index == 1) {
+              try {
+                Sessions.expire(client, zk.server().getConnectString());
+                assertThat(lost.await(10, TimeUnit.SECONDS)).isTrue();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            }
+            return "b" + (index + 1);
+          }
+
+          @Override
+          public int size() {
+            return 3;
           }
         };
     assertThatThrownBy(
             () -> {
               // docs/services.md: on lost
+              List<String> batches = work; // docs: ... the work, in batches
               try (LockHold hold = lock.hold()) {
                 for (String batch : batches) {
                   hold.checkHeld(); // throws LockOwnershipLostException once the hold is lost
-                  store.write(batch, "done", hold.fencingToken());
+                  orders.write(batch, "done", hold.fencingToken());
                 }
               } // closing a lost hold clears it, and does not throw
               // docs: end
             })
         .isInstanceOf(LockOwnershipLostException.class);
-    assertThat(written).containsExactly("b1");
+    assertThat(orders.read("b1")).isEqualTo("done");
+    assertThat(orders.read("b2")).isNull();
     zk.skipLeakCheck();
-  }
-
-  /** A store written in batches, fenced. */
-  @FunctionalInterface
-  private interface BatchStore {
-    void write(String batch, String value, long fencingToken) throws Exception;
   }
 }

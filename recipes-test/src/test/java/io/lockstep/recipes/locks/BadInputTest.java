@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -240,6 +241,21 @@ class BadInputTest {
             (c, p) -> make.make(c, p).acquire(1, null),
             NullPointerException.class,
             "unit"),
+        bad(
+            type + ".acquire(null Duration)",
+            (c, p) -> make.make(c, p).acquire((Duration) null),
+            NullPointerException.class,
+            "timeout"),
+        bad(
+            type + ".acquire(negative Duration)",
+            (c, p) -> make.make(c, p).acquire(Duration.ofNanos(-1)),
+            IllegalArgumentException.class,
+            "timeout"),
+        bad(
+            type + ".asLock().tryLock(null Duration)",
+            (c, p) -> make.make(c, p).asLock().tryLock((Duration) null),
+            NullPointerException.class,
+            "timeout"),
         bad(
             type + ".release() when not held",
             (c, p) -> make.make(c, p).release(),

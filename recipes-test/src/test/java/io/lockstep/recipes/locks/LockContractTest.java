@@ -204,4 +204,30 @@ class LockContractTest {
 
     await().atMost(Duration.ofSeconds(10)).until(() -> first.getParticipantNodes().isEmpty());
   }
+
+  // Issue 21: the Duration form of the timed acquire.
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void acquireWithADuration_refusesAHeldLock_andSaturatesATimeoutTooLongForNanoseconds(
+      LockKind kind) throws Exception {
+    FencedLock first = kind.newLock(zk.newClient(), zk.path("lock"));
+    FencedLock second = kind.newLock(zk.newClient(), zk.path("lock"));
+    Duration forever = Duration.ofSeconds(Long.MAX_VALUE); // Duration.toNanos() would overflow
+    int nodesPerHolder = kind.lockPaths(zk.path("lock")).size();
+
+    assertThat(first.acquire(forever)).as("a free lock").isTrue();
+    assertThat(second.acquire(Duration.ofMillis(200))).as("a held lock").isFalse();
+    await().until(() -> first.getParticipantNodes().size() == nodesPerHolder);
+    try (LockThread thread = new LockThread("waiter")) {
+      CompletableFuture<Boolean> waiting = thread.call(() -> second.acquire(forever));
+      await().until(() -> first.getParticipantNodes().size() == 2 * nodesPerHolder);
+      assertThat(waiting).isNotDone();
+
+      first.release();
+
+      assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+      thread.run(second::release).get(10, TimeUnit.SECONDS);
+    }
+    await().until(() -> first.getParticipantNodes().isEmpty());
+  }
 }

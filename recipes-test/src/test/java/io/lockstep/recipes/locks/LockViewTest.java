@@ -114,6 +114,36 @@ class LockViewTest {
     assertThat(holder.getParticipantNodes()).isEmpty();
   }
 
+  // Issue 21: the Duration form keeps the same contract.
+  @Test
+  void tryLockWithADuration_waitsItsTime_andANegativeOneMakesOneAttempt() throws Exception {
+    ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    LockView view = new ReentrantMutex(zk.newClient(), zk.path("lock")).asLock();
+
+    assertThat(view.tryLock(Duration.ofSeconds(-5))).as("a free lock").isTrue();
+    view.unlock();
+    holder.acquire();
+    try (LockThread thread = new LockThread("locker")) {
+      assertThat(thread.call(() -> view.tryLock(Duration.ofMillis(-1))).get(10, TimeUnit.SECONDS))
+          .as("a held lock, one attempt")
+          .isFalse();
+      assertThat(thread.call(() -> view.tryLock(Duration.ofMillis(200))).get(10, TimeUnit.SECONDS))
+          .as("a held lock, 200 ms")
+          .isFalse();
+      CompletableFuture<Boolean> waiting =
+          thread.call(() -> view.tryLock(Duration.ofSeconds(Long.MAX_VALUE)));
+      await().until(() -> holder.getParticipantNodes().size() == 2);
+
+      holder.release();
+
+      assertThat(waiting.get(10, TimeUnit.SECONDS))
+          .as("a timeout too long for nanoseconds")
+          .isTrue();
+      thread.run(view::unlock).get(10, TimeUnit.SECONDS);
+    }
+    assertThat(holder.getParticipantNodes()).isEmpty();
+  }
+
   // Issue 21: ReentrantLock throws InterruptedException for a set flag even when reentrant.
   @Test
   void aReentrantLockInterruptiblyOrTimedTryLock_withTheFlagSet_throwsAndKeepsTheHold()

@@ -253,6 +253,10 @@ class LockstepLockRegistryTest {
       assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
       registry.expireUnusedOlderThan(Long.MIN_VALUE);
       assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
+      LockView idleAgain = registry.obtain("idle");
+      registry.expireUnusedOlderThan(Duration.ofMillis(-1));
+      assertThat(registry.obtain("idle")).as("a negative Duration too").isNotSameAs(idleAgain);
+      assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
     } finally {
       held.unlock();
     }
@@ -301,6 +305,19 @@ class LockstepLockRegistryTest {
     assertThatThrownBy(() -> registry.obtain("never").unlock())
         .isExactlyInstanceOf(IllegalMonitorStateException.class)
         .hasMessageContaining("You do not own the lock");
+  }
+
+  // Issue 21: the Duration form of expireUnusedOlderThan(long milliseconds).
+  @Test
+  void expireUnusedOlderThanADuration_keepsRecentLocks_andDropsOlderOnes() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
+    LockView lock = registry.obtain("recent");
+
+    registry.expireUnusedOlderThan(Duration.ofHours(1));
+    registry.expireUnusedOlderThan(Duration.ofSeconds(Long.MAX_VALUE)); // too long for millis
+    assertThat(registry.obtain("recent")).as("obtained within the age: kept").isSameAs(lock);
+    registry.expireUnusedOlderThan(Duration.ZERO);
+    assertThat(registry.obtain("recent")).as("unused: dropped").isNotSameAs(lock);
   }
 
   @Test
@@ -369,6 +386,9 @@ class LockstepLockRegistryTest {
     assertThatThrownBy(() -> registry.obtain("a//b"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("key 'a//b'");
+    assertThatThrownBy(() -> registry.expireUnusedOlderThan((Duration) null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("age");
   }
 
   /** The registry's lock, as the hammer drives locks. */

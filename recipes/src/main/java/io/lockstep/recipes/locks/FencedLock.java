@@ -23,6 +23,9 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * <p><b>Usage.</b>
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.FencedLock;
+ *
+ * FencedLock lock = ...; // any of Lockstep's locks
  * lock.acquire();
  * try {
  *   // guarded work; write with lock.fencingToken() or lock.ownershipChecks()
@@ -94,6 +97,24 @@ public interface FencedLock extends InterProcessLock {
   boolean acquire(long time, TimeUnit unit) throws InterruptedException;
 
   /**
+   * Acquires the lock if it is granted within {@code timeout}: {@link #acquire(long, TimeUnit)}
+   * with the time in nanoseconds, and everything it says, for each recipe too. A timeout too long
+   * to count in nanoseconds (some 292 years) is as good as forever and waits that long.
+   *
+   * @param timeout the longest time to wait, not negative; zero makes one attempt
+   * @return true if the lock was acquired, false if the time ran out (nothing is then left behind)
+   * @throws InterruptedException if the calling thread is interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws LockUnreachableException if ZooKeeper could not be reached, as for {@link
+   *     #acquire(long, TimeUnit)}
+   * @throws LockException if ZooKeeper fails otherwise beyond the client's retry policy
+   */
+  default boolean acquire(Duration timeout) throws InterruptedException {
+    return acquire(Arguments.timeoutNanos(timeout, "timeout"), TimeUnit.NANOSECONDS);
+  }
+
+  /**
    * Releases the caller's hold. The last release of a hold deletes its lock node, waiting for the
    * delete while the client is connected (at most its connection timeout); if ZooKeeper is
    * unreachable it returns at once and the deletion is retried in the background until it succeeds.
@@ -138,6 +159,15 @@ public interface FencedLock extends InterProcessLock {
    * so that it commits only while the lock is held:
    *
    * <pre>{@code
+   * import io.lockstep.recipes.locks.FencedLock;
+   * import java.util.ArrayList;
+   * import java.util.List;
+   * import org.apache.curator.framework.CuratorFramework;
+   * import org.apache.curator.framework.api.transaction.CuratorOp;
+   *
+   * CuratorFramework client = ...; // the lock's client
+   * FencedLock lock = ...; // held by the caller
+   * byte[] balance = ...; // the new data
    * List<CuratorOp> ops = new ArrayList<>(lock.ownershipChecks());
    * ops.add(client.transactionOp().setData().forPath("/accounts/7", balance));
    * client.transaction().forOperations(ops);
@@ -205,8 +235,13 @@ public interface FencedLock extends InterProcessLock {
    * try-with-resources. The hold is a separate entry in the queue, as for {@link #acquireAsync()}.
    *
    * <pre>{@code
+   * import io.lockstep.recipes.locks.FencedLock;
+   * import io.lockstep.recipes.locks.LockHold;
+   *
+   * FencedLock lock = ...; // any of Lockstep's locks
+   * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
    * try (LockHold hold = lock.hold()) {
-   *   store.write(order, hold.fencingToken());
+   *   store.write("order-17", "paid", hold.fencingToken());
    * }
    * }</pre>
    *

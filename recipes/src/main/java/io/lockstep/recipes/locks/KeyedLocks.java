@@ -18,9 +18,16 @@ import org.apache.curator.utils.ZKPaths;
  * ownership of the recipes work across callers. Each lock behaves as the recipe does.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.KeyedLocks;
+ * import io.lockstep.recipes.locks.LockHold;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
+ * String orderId = ...; // the order the request is about
  * KeyedLocks orders = new KeyedLocks(client, "/locks/orders");
  * try (LockHold hold = orders.mutex(orderId).hold()) {
- *   store.write(orderId, hold.fencingToken());
+ *   store.write(orderId, "shipped", hold.fencingToken());
  * }
  * }</pre>
  *

@@ -15,8 +15,13 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * own hold).
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.FencedLock;
+ * import io.lockstep.recipes.locks.LockHold;
+ *
+ * FencedLock lock = ...; // any of Lockstep's locks
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * try (LockHold hold = lock.hold()) {
- *   store.write(order, hold.fencingToken());
+ *   store.write("order-17", "paid", hold.fencingToken());
  * }
  * }</pre>
  *

@@ -24,6 +24,10 @@ import org.apache.zookeeper.data.Stat;
  * snapshot: the queue may have moved on by the time it is printed.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.LockInspector;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
  * LockInspector.Snapshot snapshot = new LockInspector(client).inspect("/locks/orders");
  * snapshot.holders().forEach(h -> System.out.println(h.node() + " held by session " + h.sessionId()));
  * }</pre>

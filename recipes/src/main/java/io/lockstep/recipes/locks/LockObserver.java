@@ -10,10 +10,12 @@ import java.time.Duration;
  * <p>For one attempt the callbacks come in order: {@link #attemptStarted}, then {@link
  * #attemptEnded} (with {@link AcquireOutcome#GRANTED} or how it ended otherwise); for a granted
  * attempt, {@link #stateChanged} for each change while held (AT_RISK, HELD again, LOST), then
- * {@link #released}. {@code attemptStarted} runs in the thread that acquires, {@code released} in
- * the thread that releases; the others on Lockstep's threads, never on ZooKeeper's event thread.
- * Observers must be quick and must not throw (what they throw is logged and ignored); every method
- * does nothing by default.
+ * {@link #released}. {@code attemptStarted} runs in the thread that acquires; the others on
+ * Lockstep's threads (the releasing thread waits until {@code released} has run), never on
+ * ZooKeeper's event thread. Observers must be quick and must not throw (what they throw is logged
+ * and ignored); every method does nothing by default. Which thread runs each kind of callback: <a
+ * href="https://github.com/lockstep/lockstep/blob/main/docs/threads.md">Threads: who runs your
+ * code</a>.
  */
 public interface LockObserver {
   /**

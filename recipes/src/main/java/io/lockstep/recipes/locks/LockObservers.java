@@ -10,6 +10,17 @@ import org.apache.curator.framework.listen.Listenable;
  * lock.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.AcquireOutcome;
+ * import io.lockstep.recipes.locks.LockAttempt;
+ * import io.lockstep.recipes.locks.LockObserver;
+ * import io.lockstep.recipes.locks.LockObservers;
+ * import java.time.Duration;
+ * import org.apache.curator.framework.CuratorFramework;
+ * import org.slf4j.Logger;
+ * import org.slf4j.LoggerFactory;
+ *
+ * CuratorFramework client = ...; // a started client
+ * Logger log = LoggerFactory.getLogger("locks");
  * LockObservers.of(client).addListener(new LockObserver() {
  *   public void attemptEnded(LockAttempt attempt, AcquireOutcome outcome, Duration waited, long t) {
  *     log.info("{} {} after {}", attempt.path(), outcome, waited);

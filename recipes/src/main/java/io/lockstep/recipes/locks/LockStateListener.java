@@ -5,9 +5,11 @@ package io.lockstep.recipes.locks;
  *
  * <p>Listeners never run on ZooKeeper's event thread. A listener added without an executor runs on
  * a Lockstep thread, and hears the changes of one hold one at a time, in the order they happened
- * (HELD is heard before the acquire returns; RELEASED before {@code release()} returns, on the
- * releasing thread when nothing else is being delivered). A listener added with an executor runs
- * there. Keep listeners quick: a slow one delays the next notices of its lock.
+ * (HELD is heard before the acquire returns, RELEASED before {@code release()} returns). A listener
+ * added with an executor runs there. Keep listeners quick: a slow one delays the next notices of
+ * its lock. Which thread runs each kind of callback: <a
+ * href="https://github.com/lockstep/lockstep/blob/main/docs/threads.md">Threads: who runs your
+ * code</a>.
  */
 @FunctionalInterface
 public interface LockStateListener {

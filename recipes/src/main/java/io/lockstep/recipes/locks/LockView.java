@@ -1,5 +1,6 @@
 package io.lockstep.recipes.locks;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -12,10 +13,16 @@ import java.util.concurrent.locks.Lock;
  * NonReentrantMutex}), and the fencing token of the caller's hold stays within reach.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.FencedLock;
+ * import io.lockstep.recipes.locks.LockView;
+ * import java.util.concurrent.locks.Lock;
+ *
+ * FencedLock mutex = ...; // any of Lockstep's locks
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * Lock lock = mutex.asLock();
  * lock.lock();
  * try {
- *   store.write(order, ((LockView) lock).fencingToken());
+ *   store.write("order-17", "paid", ((LockView) lock).fencingToken());
  * } finally {
  *   lock.unlock();
  * }
@@ -125,6 +132,26 @@ public final class LockView implements Lock {
     } catch (LockUnreachableException e) {
       return false;
     }
+  }
+
+  /**
+   * Acquires the lock if it is granted within {@code timeout}: {@link #tryLock(long, TimeUnit)}
+   * with the time in nanoseconds, and everything it says. A timeout of zero or less makes one
+   * attempt without waiting; one too long to count in nanoseconds (some 292 years) is as good as
+   * forever.
+   *
+   * @param timeout the longest time to wait; zero or less makes one attempt
+   * @return true if the lock was acquired, false if the time ran out or ZooKeeper could not be
+   *     reached
+   * @throws InterruptedException if the interrupt flag is set on entry, or the thread is
+   *     interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws LockException if ZooKeeper fails beyond the client's retry policy
+   */
+  public boolean tryLock(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    long nanos = timeout.isNegative() ? 0 : Arguments.timeoutNanos(timeout, "timeout");
+    return tryLock(nanos, TimeUnit.NANOSECONDS);
   }
 
   /**

@@ -35,6 +35,15 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * deadlocks when two callers list shared paths in different orders.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.MultiMutex;
+ * import java.util.ArrayList;
+ * import java.util.List;
+ * import org.apache.curator.framework.CuratorFramework;
+ * import org.apache.curator.framework.api.transaction.CuratorOp;
+ *
+ * CuratorFramework client = ...; // a started client
+ * byte[] debit = ...; // account 17's new data
+ * byte[] credit = ...; // account 4's new data
  * MultiMutex transfer = new MultiMutex(client, List.of("/locks/accounts/17", "/locks/accounts/4"));
  * transfer.acquire();
  * try {
@@ -121,6 +130,10 @@ public final class MultiMutex implements FencedLock {
    * Starts a multi-lock whose paths each have their own mode:
    *
    * <pre>{@code
+   * import io.lockstep.recipes.locks.MultiMutex;
+   * import org.apache.curator.framework.CuratorFramework;
+   *
+   * CuratorFramework client = ...; // a started client
    * MultiMutex lock = MultiMutex.builder(client).write("/ledger").read("/rates").build();
    * }</pre>
    *

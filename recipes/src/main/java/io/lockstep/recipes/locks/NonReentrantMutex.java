@@ -32,10 +32,15 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * path together.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.NonReentrantMutex;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * NonReentrantMutex lock = new NonReentrantMutex(client, "/locks/batch");
  * lock.acquire();
  * try {
- *   runBatch(lock.fencingToken()); // may hand work to other threads; any thread may release
+ *   store.write("batch", "done", lock.fencingToken()); // work may move on; any thread may release
  * } finally {
  *   lock.release();
  * }
@@ -108,6 +113,10 @@ public final class NonReentrantMutex extends AbstractFencedLock {
    * Starts a lock on {@code path} with options beyond the constructors':
    *
    * <pre>{@code
+   * import io.lockstep.recipes.locks.NonReentrantMutex;
+   * import org.apache.curator.framework.CuratorFramework;
+   *
+   * CuratorFramework client = ...; // a started client
    * NonReentrantMutex lock = NonReentrantMutex.builder(client, "/locks/batch").localHandoff().build();
    * }</pre>
    *

@@ -30,10 +30,15 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * ours, count as readers standing at the writer's place.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.ReadWriteMutex;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * ReadWriteMutex catalog = new ReadWriteMutex(client, "/locks/catalog");
  * catalog.readLock().acquire();
  * try {
- *   render(catalog.readLock().fencingToken());
+ *   System.out.println(store.read("catalog")); // other readers may read meanwhile
  * } finally {
  *   catalog.readLock().release();
  * }

@@ -34,10 +34,15 @@ import org.apache.curator.framework.recipes.locks.RevocationListener;
  * the constructor orders the queue differently.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.ReentrantMutex;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * ReentrantMutex lock = new ReentrantMutex(client, "/locks/orders");
  * lock.acquire();
  * try {
- *   store.write(order, lock.fencingToken());
+ *   store.write("order-17", "paid", lock.fencingToken());
  * } finally {
  *   lock.release();
  * }
@@ -111,6 +116,10 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
    * Starts a lock on {@code path} with options beyond the constructors':
    *
    * <pre>{@code
+   * import io.lockstep.recipes.locks.ReentrantMutex;
+   * import org.apache.curator.framework.CuratorFramework;
+   *
+   * CuratorFramework client = ...; // a started client
    * ReentrantMutex lock = ReentrantMutex.builder(client, "/locks/orders").localHandoff(8).build();
    * }</pre>
    *

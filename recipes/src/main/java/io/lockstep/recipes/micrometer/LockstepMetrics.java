@@ -31,6 +31,12 @@ import org.apache.curator.framework.CuratorFramework;
  * how often holds are put at risk or lost.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.micrometer.LockstepMetrics;
+ * import io.micrometer.core.instrument.MeterRegistry;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * MeterRegistry meterRegistry = ...; // your application's registry
  * new LockstepMetrics(client).bindTo(meterRegistry);
  * }</pre>
  *
@@ -66,8 +72,8 @@ import org.apache.curator.framework.CuratorFramework;
  * /b]}) and {@value #OTHER_PATHS} for all others, and the gauges are kept per path.
  *
  * <p><b>Threads and failures.</b> The meters are updated by a {@link LockObserver} registered with
- * {@link LockObservers#of(CuratorFramework)}: in the acquiring or releasing thread, or on
- * Lockstep's threads, never on ZooKeeper's event thread. A failing registry is logged by the
+ * {@link LockObservers#of(CuratorFramework)}: in the acquiring thread when an attempt starts, else
+ * on Lockstep's threads, never on ZooKeeper's event thread. A failing registry is logged by the
  * observer point and costs the lock nothing. Binding to several registries records in each.
  *
  * <p><b>Limits.</b> The meters cover one client: bind one {@code LockstepMetrics} per client, and
@@ -323,6 +329,14 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
    * Options of {@link LockstepMetrics}: the paths to tag and extra tags. Fails fast on bad input.
    *
    * <pre>{@code
+   * import io.lockstep.recipes.micrometer.LockstepMetrics;
+   * import io.micrometer.core.instrument.MeterRegistry;
+   * import io.micrometer.core.instrument.Tags;
+   * import java.util.Set;
+   * import org.apache.curator.framework.CuratorFramework;
+   *
+   * CuratorFramework client = ...; // a started client
+   * MeterRegistry meterRegistry = ...; // your application's registry
    * LockstepMetrics.builder(client)
    *     .tagPaths(Set.of("/locks/billing", "/locks/daily-report"))
    *     .tags(Tags.of("zookeeper", "orders-ensemble"))

@@ -41,11 +41,17 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * Spring's registry to this one, old and new instances exclude each other on every key.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.locks.LockView;
+ * import io.lockstep.recipes.spring.LockstepLockRegistry;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * LockstepLockRegistry registry = new LockstepLockRegistry(client);
  * LockView lock = registry.obtain("orders/17");
  * lock.lock();
  * try {
- *   store.write("orders/17", lock.fencingToken());
+ *   store.write("orders/17", "paid", lock.fencingToken());
  * } finally {
  *   lock.unlock();
  * }
@@ -347,6 +353,29 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
     } finally {
       cacheLock.unlock();
     }
+  }
+
+  /**
+   * Forgets the locks that are not in use and were last obtained longer ago than {@code age}:
+   * {@link #expireUnusedOlderThan(long)} with the age in milliseconds, a fraction of a millisecond
+   * counting as a whole one. An age too long to count in milliseconds keeps every lock; a negative
+   * age forgets every lock not in use, as the millisecond form does.
+   *
+   * @param age how long an unused lock is kept
+   * @throws NullPointerException if {@code age} is null
+   */
+  public void expireUnusedOlderThan(Duration age) {
+    Objects.requireNonNull(age, "age");
+    long millis;
+    try {
+      millis = age.toMillis();
+      if (!age.isNegative() && age.toNanosPart() % 1_000_000 != 0) {
+        millis = Math.addExact(millis, 1);
+      }
+    } catch (ArithmeticException tooLong) {
+      millis = age.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+    expireUnusedOlderThan(millis);
   }
 
   private static String keyOf(Object key) {

@@ -3,12 +3,18 @@ package io.lockstep.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * Only the API is public in the packages the module exports; the engine lives in packages under
  * {@code io.lockstep.recipes.internal}, which it does not (see {@link ModuleDescriptorTest}). This
  * test fails the build when a type of an exported package becomes reachable by users without being
- * added to the API on purpose, or when a package appears that is neither exported nor internal.
+ * added to the API on purpose, or when a package appears that is neither exported nor internal, and
+ * when a method of the API takes a time without a {@link Duration} form beside it.
  */
 @Timeout(10)
 class ApiSurfaceTest {
@@ -74,6 +81,61 @@ class ApiSurfaceTest {
       }
     }
     assertThat(found).containsExactlyInAnyOrderElementsOf(API);
+  }
+
+  /** Methods of the API whose {@code long} parameter is a time in milliseconds, without a unit. */
+  private static final Set<String> MILLIS = Set.of("LockstepLockRegistry.expireUnusedOlderThan");
+
+  /** Methods of the API whose {@code long} parameter is no time (a fencing token). */
+  private static final Set<String> NOT_A_TIME =
+      Set.of("LockObserver.attemptEnded", "LockObserver.stateChanged", "LockObserver.released");
+
+  /**
+   * Every public method of the API that takes a time as {@code (long, TimeUnit)} or as a bare
+   * {@code long} of milliseconds has a {@link Duration} form beside it: the same name and
+   * parameters, with one {@code Duration} in place of the time. A new {@code long} parameter must
+   * be placed in {@link #MILLIS} or {@link #NOT_A_TIME} on purpose.
+   */
+  @Test
+  void everyTimedMethodOfTheApi_hasADurationForm() throws Exception {
+    List<String> missing = new ArrayList<>();
+    List<String> unclassified = new ArrayList<>();
+    for (Class<?> type : classes()) {
+      if (!EXPORTED.contains(type.getPackageName()) || !isReachable(type)) {
+        continue;
+      }
+      for (Method method : type.getDeclaredMethods()) {
+        if (!Modifier.isPublic(method.getModifiers()) || method.isSynthetic()) {
+          continue;
+        }
+        List<Class<?>> params = Arrays.asList(method.getParameterTypes());
+        int time = params.indexOf(long.class);
+        if (time < 0) {
+          continue;
+        }
+        String name = type.getSimpleName() + "." + method.getName();
+        boolean withUnit = time + 1 < params.size() && params.get(time + 1) == TimeUnit.class;
+        if (!withUnit && NOT_A_TIME.contains(name)) {
+          continue;
+        }
+        if (!withUnit && !MILLIS.contains(name)) {
+          unclassified.add(method.toString());
+          continue;
+        }
+        List<Class<?>> durationForm = new ArrayList<>(params);
+        if (withUnit) {
+          durationForm.remove(time + 1);
+        }
+        durationForm.set(time, Duration.class);
+        try {
+          type.getMethod(method.getName(), durationForm.toArray(new Class<?>[0]));
+        } catch (NoSuchMethodException e) {
+          missing.add(method.toString());
+        }
+      }
+    }
+    assertThat(missing).as("timed methods without a Duration form").isEmpty();
+    assertThat(unclassified).as("long parameters neither in MILLIS nor in NOT_A_TIME").isEmpty();
   }
 
   @Test

@@ -1,0 +1,141 @@
+package io.lockstep.recipes.locks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.testing.LockThread;
+import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.Revoker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Which thread runs each kind of user code, as the table of docs/threads.md says: the caller's own
+ * thread, Lockstep's {@code lockstep-N} threads, or the executor given; never ZooKeeper's event
+ * thread. HELD is heard before the acquire returns, RELEASED before the release returns.
+ */
+@Timeout(60)
+class CallbackThreadsTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  private final ExecutorService workers =
+      Executors.newSingleThreadExecutor(task -> new Thread(task, "workers"));
+
+  /** The thread names each callback ran on, by callback. */
+  private final Map<String, List<String>> threads = new ConcurrentHashMap<>();
+
+  @AfterEach
+  void stopWorkers() {
+    workers.shutdownNow();
+  }
+
+  private void ran(String callback) {
+    threads
+        .computeIfAbsent(callback, c -> new CopyOnWriteArrayList<>())
+        .add(Thread.currentThread().getName());
+  }
+
+  @Test
+  void listenersAndObservers_runOnLockstepsThreads_exceptAttemptStarted_inTheAcquiringThread()
+      throws Exception {
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    lock.getStateListenable().addListener(change -> ran("listener " + change.state()));
+    lock.getStateListenable().addListener(change -> ran("listener with executor"), workers);
+    LockObservers.of(lock)
+        .addListener(
+            new LockObserver() {
+              @Override
+              public void attemptStarted(LockAttempt attempt) {
+                ran("attemptStarted");
+              }
+
+              @Override
+              public void attemptEnded(
+                  LockAttempt attempt, AcquireOutcome outcome, Duration waited, long token) {
+                ran("attemptEnded");
+              }
+
+              @Override
+              public void released(LockAttempt attempt, Duration held, long token) {
+                ran("released");
+              }
+            });
+
+    try (LockThread caller = new LockThread("caller")) {
+      caller.run(lock::acquire).get(10, TimeUnit.SECONDS);
+      assertThat(threads).as("heard before acquire returned").containsKeys("listener HELD");
+      caller.run(lock::release).get(10, TimeUnit.SECONDS);
+      assertThat(threads)
+          .as("heard before release returned")
+          .containsKeys("listener RELEASED", "released");
+    }
+
+    assertThat(threads.get("attemptStarted")).containsExactly("caller");
+    assertThat(threads.get("attemptEnded")).singleElement().asString().startsWith("lockstep-");
+    assertThat(threads.get("released")).singleElement().asString().startsWith("lockstep-");
+    assertThat(threads.get("listener HELD")).singleElement().asString().startsWith("lockstep-");
+    assertThat(threads.get("listener RELEASED")).singleElement().asString().startsWith("lockstep-");
+    await().until(() -> threads.getOrDefault("listener with executor", List.of()).size() == 2);
+    assertThat(threads.get("listener with executor")).containsOnly("workers");
+  }
+
+  @Test
+  void anAsyncAcquiresStage_completesOnLockstepsThreads_orOnTheExecutorGiven() throws Exception {
+    CuratorFramework client = zk.newClient();
+    ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock"));
+    holder.acquire();
+    CompletableFuture<LockHold> byDefault =
+        lock.acquireAsync()
+            .thenApply(
+                hold -> {
+                  ran("dependent stage");
+                  return hold;
+                })
+            .toCompletableFuture();
+    CompletableFuture<LockHold> onWorkers =
+        lock.acquireAsync(Duration.ofSeconds(30), workers)
+            .thenApply(
+                hold -> {
+                  ran("dependent stage, executor given");
+                  return hold;
+                })
+            .toCompletableFuture();
+    await().until(() -> holder.getParticipantNodes().size() == 3);
+
+    holder.release();
+    byDefault.get(10, TimeUnit.SECONDS).close();
+    onWorkers.get(10, TimeUnit.SECONDS).close();
+
+    assertThat(threads.get("dependent stage")).singleElement().asString().startsWith("lockstep-");
+    assertThat(threads.get("dependent stage, executor given")).containsExactly("workers");
+  }
+
+  @Test
+  void aRevocationListener_runsOnLockstepsThreads() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    lock.makeRevocable(revoked -> ran("revocation"));
+    lock.acquire();
+    try {
+      String node = new LockInspector(admin).inspect(zk.path("lock")).holders().get(0).node();
+      Revoker.attemptRevoke(admin, node);
+      await().until(() -> threads.containsKey("revocation"));
+    } finally {
+      lock.release();
+    }
+    assertThat(threads.get("revocation")).singleElement().asString().startsWith("lockstep-");
+  }
+}
