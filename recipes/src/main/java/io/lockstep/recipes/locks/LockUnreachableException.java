@@ -10,8 +10,8 @@ package io.lockstep.recipes.locks;
  * outage rather than contention. The caller does not hold the lock. A node whose create was still
  * in flight is deleted by background work once the client reconnects; none is left behind.
  *
- * <p>The message names the lock path and the budget or the failure; the cause, when there is one, is
- * ZooKeeper's {@link org.apache.zookeeper.KeeperException.ConnectionLossException} (or {@code
+ * <p>The message names the lock path and the budget or the failure; the cause, when there is one,
+ * is ZooKeeper's {@link org.apache.zookeeper.KeeperException.ConnectionLossException} (or {@code
  * OperationTimeoutException}, {@code SessionExpiredException}). It is a {@link LockException}, so
  * code that handles ZooKeeper failures already handles it. {@link LockView} and the Spring lock
  * registry keep {@link java.util.concurrent.locks.Lock}'s contract instead: their {@code tryLock}

@@ -30,12 +30,12 @@ import java.util.concurrent.locks.Lock;
  * the lock throws {@link IllegalMonitorStateException}; {@link #newCondition()} is not supported.
  *
  * <p><b>When ZooKeeper is unreachable.</b> Both {@code tryLock} forms keep their budget and return
- * {@code false} when they end because ZooKeeper could not be reached, as {@code Lock} allows and
- * as Spring's lock registries do: the caller learns "not acquired", and observers and metrics
- * record {@link AcquireOutcome#UNREACHABLE}. Call {@link FencedLock#acquire(long, TimeUnit)} on
- * {@link #fencedLock()} to get {@link LockUnreachableException} instead. {@link #lock()} and
- * {@link #lockInterruptibly()} have no budget: they throw {@link LockException} once the client's
- * retry policy gives up, as other ZooKeeper failures do.
+ * {@code false} when they end because ZooKeeper could not be reached, as {@code Lock} allows and as
+ * Spring's lock registries do: the caller learns "not acquired", and observers and metrics record
+ * {@link AcquireOutcome#UNREACHABLE}. Call {@link FencedLock#acquire(long, TimeUnit)} on {@link
+ * #fencedLock()} to get {@link LockUnreachableException} instead. {@link #lock()} and {@link
+ * #lockInterruptibly()} have no budget: they throw {@link LockException} once the client's retry
+ * policy gives up, as other ZooKeeper failures do.
  */
 public final class LockView implements Lock {
   private final FencedLock lock;

@@ -1,8 +1,8 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockUnreachableException;
 import io.lockstep.recipes.locks.LockState;
+import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;

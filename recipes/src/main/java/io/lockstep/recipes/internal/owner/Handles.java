@@ -139,8 +139,7 @@ public final class Handles {
           Exception failure;
           if (ending == Waits.Ending.TIMED_OUT) {
             failure =
-                new TimeoutException(
-                    "Lock " + description + " was not granted within the budget");
+                new TimeoutException("Lock " + description + " was not granted within the budget");
           } else if (ending == Waits.Ending.UNREACHABLE) {
             failure = LockFailures.unreachable(description, timeoutNanos);
           } else {
