@@ -214,21 +214,23 @@ class MultiMutexTest {
   }
 
   /**
-   * A client whose createContainers, the first time {@code victim} is created, deletes it again at
-   * once: what the server's container reaper can do between the engine's two steps.
+   * A client that, the first time the engine prepares its enqueuing create after {@code victim} (a
+   * lock directory) was created, deletes {@code victim} again: what the server's container reaper
+   * can do between the engine's two steps. (The engine resolves its creates through {@code
+   * transactionOp()}, which is how the hook sees the moment.)
    */
   private static CuratorFramework reapingOnce(
       CuratorFramework client, CuratorFramework admin, String victim, AtomicBoolean reaped) {
     InvocationHandler handler =
         (proxy, method, args) -> {
+          if (method.getName().equals("transactionOp")
+              && !reaped.get()
+              && admin.checkExists().forPath(victim) != null
+              && reaped.compareAndSet(false, true)) {
+            admin.delete().forPath(victim);
+          }
           try {
-            Object result = method.invoke(client, args);
-            if (method.getName().equals("createContainers")
-                && victim.equals(args[0])
-                && reaped.compareAndSet(false, true)) {
-              admin.delete().forPath(victim);
-            }
-            return result;
+            return method.invoke(client, args);
           } catch (InvocationTargetException e) {
             throw e.getCause();
           }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Readers share, writers exclude, downgrades keep the lock, upgrades are refused. */
+/**
+ * Readers share, writers exclude, downgrades keep the lock, upgrades are refused: the behaviours of
+ * Curator's {@code TestInterProcessReadWriteLock}, which builds its locks itself and so cannot run
+ * on ours.
+ */
 @Timeout(60)
 class ReadWriteMutexTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
@@ -51,6 +56,68 @@ class ReadWriteMutexTest {
     other.readLock().acquire();
     assertThat(writer.writeLock().acquire(200, TimeUnit.MILLISECONDS)).isFalse();
     other.readLock().release();
+  }
+
+  @Test
+  void threadsOfOneMutex_shareTheReadLock_andItsWritersWaitForEveryEarlierReader()
+      throws Exception {
+    CuratorFramework client = zk.newClient();
+    ReadWriteMutex mutex = new ReadWriteMutex(client, zk.path("lock"));
+    List<LockThread> readers =
+        List.of(new LockThread("r0"), new LockThread("r1"), new LockThread("r2"));
+    List<LockThread> writers = List.of(new LockThread("w0"), new LockThread("w1"));
+    try {
+      for (LockThread reader : readers) { // one after another: the queue order is known
+        reader.run(mutex.readLock()::acquire).get(10, TimeUnit.SECONDS);
+      }
+      List<CompletableFuture<Void>> writing = new ArrayList<>();
+      for (LockThread writer : writers) {
+        writing.add(writer.run(mutex.writeLock()::acquire));
+        int queued = writing.size();
+        await().until(() -> mutex.writeLock().getParticipantNodes().size() == queued);
+      }
+      List<String> readNodes = List.copyOf(mutex.readLock().getParticipantNodes());
+      assertThat(readNodes).hasSize(readers.size());
+
+      readers.get(2).run(mutex.readLock()::release).get(10, TimeUnit.SECONDS);
+      long session = Sessions.id(client);
+      await("the first writer watches the next reader ahead")
+          .untilAsserted(
+              () -> assertThat(zk.stats().watchedPaths(session)).contains(readNodes.get(1)));
+      assertThat(writing.get(0)).isNotDone();
+      readers.get(1).run(mutex.readLock()::release).get(10, TimeUnit.SECONDS);
+      readers.get(0).run(mutex.readLock()::release).get(10, TimeUnit.SECONDS);
+      writing.get(0).get(10, TimeUnit.SECONDS);
+      assertThat(writing.get(1)).isNotDone();
+      writers.get(0).run(mutex.writeLock()::release).get(10, TimeUnit.SECONDS);
+      writing.get(1).get(10, TimeUnit.SECONDS);
+      writers.get(1).run(mutex.writeLock()::release).get(10, TimeUnit.SECONDS);
+    } finally {
+      readers.forEach(LockThread::close);
+      writers.forEach(LockThread::close);
+    }
+  }
+
+  @Test
+  void writeHold_letsOnlyItsOwnThreadTakeTheReadLock_evenOnTheSameObject() throws Exception {
+    ReadWriteMutex mutex = newMutex();
+    mutex.writeLock().acquire();
+    try (LockThread other = new LockThread("other")) {
+      assertThat(
+              other
+                  .call(() -> mutex.readLock().acquire(200, TimeUnit.MILLISECONDS))
+                  .get(10, TimeUnit.SECONDS))
+          .isFalse();
+      CompletableFuture<Void> reading = other.run(mutex.readLock()::acquire);
+      await().until(() -> mutex.readLock().getParticipantNodes().size() == 1);
+      assertThat(reading).isNotDone();
+
+      mutex.writeLock().release();
+      reading.get(10, TimeUnit.SECONDS);
+      assertThat(other.call(mutex.readLock()::isOwnedByCurrentThread).get()).isTrue();
+      assertThat(mutex.readLock().isOwnedByCurrentThread()).isFalse();
+      other.run(mutex.readLock()::release).get(10, TimeUnit.SECONDS);
+    }
   }
 
   @Test
@@ -116,6 +183,31 @@ class ReadWriteMutexTest {
   }
 
   @Test
+  void downgrade_whileAnotherWriterWaits_keepsThatWriterOut_untilTheReadIsReleased()
+      throws Exception {
+    ReadWriteMutex mutex = newMutex();
+    CuratorFramework writerClient = zk.newClient();
+    ReadWriteMutex writer = new ReadWriteMutex(writerClient, zk.path("lock"));
+    mutex.writeLock().acquire();
+    try (LockThread w = new LockThread("writer")) {
+      CompletableFuture<Void> waiting = w.run(writer.writeLock()::acquire);
+      await().until(() -> mutex.writeLock().getParticipantNodes().size() == 2);
+
+      mutex.readLock().acquire();
+      String tie = mutex.readLock().getParticipantNodes().iterator().next();
+      mutex.writeLock().release();
+
+      long session = Sessions.id(writerClient);
+      await("the waiting writer watches the tied read node, which sorts before it")
+          .untilAsserted(() -> assertThat(zk.stats().watchedPaths(session)).contains(tie));
+      assertThat(waiting).isNotDone();
+      mutex.readLock().release();
+      waiting.get(10, TimeUnit.SECONDS);
+      w.run(writer.writeLock()::release).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void upgrade_isRefused_timedReturnsFalse_untimedThrows_andNothingIsCreated() throws Exception {
     ReadWriteMutex mutex = newMutex();
     mutex.readLock().acquire();
@@ -170,9 +262,11 @@ class ReadWriteMutexTest {
   }
 
   @Test
-  void lockData_isStoredInEveryNode() throws Exception {
+  void lockData_isCopied_andStoredInEveryNode() throws Exception {
     CuratorFramework client = zk.newClient();
-    ReadWriteMutex mutex = new ReadWriteMutex(client, zk.path("lock"), new byte[] {4, 2});
+    byte[] lockData = {4, 2};
+    ReadWriteMutex mutex = new ReadWriteMutex(client, zk.path("lock"), lockData);
+    lockData[0] = 9; // the mutex keeps its own copy
     mutex.writeLock().acquire();
     mutex.readLock().acquire();
 

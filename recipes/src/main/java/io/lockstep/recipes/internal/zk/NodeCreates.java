@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -26,6 +27,8 @@ import org.apache.zookeeper.proto.CreateRequest;
  * Curator's recipes.
  */
 public final class NodeCreates {
+  private static final byte[] NO_DATA = new byte[0];
+
   private final CuratorFramework client;
   private final ZkRequests requests;
   private final Scheduler scheduler;
@@ -107,17 +110,31 @@ public final class NodeCreates {
     return result;
   }
 
-  /** Creates {@code path} and its missing parents as container nodes, off the event thread. */
+  /**
+   * Creates the lock directory {@code path} and its missing parents as container nodes, off the
+   * event thread, as Curator's lock does ({@code creatingParentContainersIfNeeded}): the parents
+   * with plain requests that the client's {@code SchemaSet} does not see, with the client's ACLs,
+   * in its retry loop. Only the directory's own create is checked against the schema, as a
+   * container: a recipe parent's schema allows it. ({@code CuratorFramework.createContainers} would
+   * end with an unwatched {@code exists} of a child path, which a recipe schema refuses.)
+   */
   public CompletableFuture<Void> createContainers(String path) {
     CompletableFuture<Void> result = new CompletableFuture<>();
     scheduler.execute(
         () -> {
           try {
-            client.createContainers(path);
-            result.complete(null);
+            client
+                .create()
+                .creatingParentContainersIfNeeded()
+                .withMode(CreateMode.CONTAINER)
+                .forPath(path, NO_DATA);
+          } catch (KeeperException.NodeExistsException created) {
+            // by another lock meanwhile, or by a retry whose first answer was lost
           } catch (Exception e) {
             result.completeExceptionally(e);
+            return;
           }
+          result.complete(null);
         });
     return result;
   }
