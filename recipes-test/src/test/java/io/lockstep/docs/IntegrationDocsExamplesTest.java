@@ -89,8 +89,9 @@ class IntegrationDocsExamplesTest {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
     LockView first = registry.obtain("order-1");
     // docs/spring.md: cache
+    // import java.time.Duration;
     registry.setCacheCapacity(5_000); // n >= 1; a smaller bound drops the surplus at once
-    registry.expireUnusedOlderThan(Duration.ofMinutes(10).toMillis()); // negative: all unused
+    registry.expireUnusedOlderThan(Duration.ofMinutes(10)); // negative: all unused
     // docs: end
     assertThat(registry.obtain("order-1")).as("obtained within the age: kept").isSameAs(first);
     for (int i = 2; i <= 5_001; i++) {
