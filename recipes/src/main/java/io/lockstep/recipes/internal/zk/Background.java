@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A fork-join pool in FIFO mode rather than a fixed pool: a task that blocks on one of our own
  * futures (a dependent stage that acquires another lock, say) is compensated with a spare thread
- * instead of starving the tasks that would complete that future.
+ * instead of starving the tasks that would complete that future. Spares are bounded too: at most
+ * {@link #MAX_THREADS} threads in all (beyond that a blocked task waits without a spare), and an
+ * idle one retires after a minute.
  */
 public enum Background implements Scheduler {
   INSTANCE;
@@ -24,6 +26,12 @@ public enum Background implements Scheduler {
   /** Threads kept busy at most: enough for notices and completions, bounded on any machine. */
   static final int PARALLELISM =
       Math.max(4, Math.min(16, Runtime.getRuntime().availableProcessors()));
+
+  /**
+   * Threads at most, spares for blocked tasks included: a bound that a burst of blocking callbacks
+   * cannot push the process past (the fork-join default allows 256 spares).
+   */
+  static final int MAX_THREADS = PARALLELISM + 16;
 
   private static final Logger log = LoggerFactory.getLogger(Background.class);
   private static final AtomicInteger threadNumber = new AtomicInteger();
@@ -38,7 +46,13 @@ public enum Background implements Scheduler {
             return thread;
           },
           (thread, failure) -> log.error("Lockstep background task failed", failure),
-          true);
+          true,
+          0,
+          MAX_THREADS,
+          1,
+          pool -> true, // at the bound, a blocked task waits without a spare (no rejection)
+          60,
+          TimeUnit.SECONDS);
 
   @Override
   public void schedule(long delayMillis, Runnable task) {
