@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockUnreachableException;
 import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
@@ -87,7 +88,7 @@ class LostCreateCleanupTest {
           thread.call(() -> lock.acquire(200, TimeUnit.MILLISECONDS));
       awaitCreateAppliedButUnanswered(admin, paths, session);
 
-      assertThat(acquired.get(30, TimeUnit.SECONDS)).as("acquire with a 200 ms budget").isFalse();
+      assertUnreachable(acquired); // the create's answer never came within the budget
     }
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
@@ -231,7 +232,7 @@ class LostCreateCleanupTest {
       awaitCreateAppliedButUnanswered(admin, paths, session);
       CompletableFuture<LockHold> secondWaiting = second.acquireAsync().toCompletableFuture();
 
-      assertThat(acquired.get(30, TimeUnit.SECONDS)).as("acquire with a 200 ms budget").isFalse();
+      assertUnreachable(acquired); // the create's answer never came within the budget
       LockHold hold = secondWaiting.get(30, TimeUnit.SECONDS);
       List<String> owned = nodesOwnedBy(admin, paths, session);
       assertThat(owned).as("our nodes once the second local waiter holds").hasSize(1);
@@ -245,6 +246,18 @@ class LostCreateCleanupTest {
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
     assertAnotherClientCanAcquire(kind.newLock(zk.newClient(), zk.path("lock")));
+  }
+
+  /**
+   * A timed acquire whose create went unanswered for its whole budget ends "unreachable", not
+   * "busy": {@link LockUnreachableException}, the caller holding nothing.
+   */
+  private static void assertUnreachable(CompletableFuture<Boolean> acquired) {
+    assertThat(acquired)
+        .as("acquire with a 200 ms budget")
+        .failsWithin(Duration.ofSeconds(30))
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(LockUnreachableException.class);
   }
 
   private static void createDirectories(CuratorFramework admin, List<String> paths)

@@ -40,14 +40,18 @@ public final class LockFailures {
     }
   }
 
-  /** A timed attempt ran out of budget while the client had no connection. */
+  /**
+   * A timed attempt ran out of budget while the client had no connection, or before its first
+   * requests were answered.
+   */
   public static LockUnreachableException unreachable(String description, long budgetNanos) {
     return new LockUnreachableException(
         "Lock "
             + description
-            + ": ZooKeeper could not be reached within the budget of "
+            + ": ZooKeeper could not be reached within the "
             + Duration.ofNanos(budgetNanos).toMillis()
-            + " ms (the client had no connection when it ran out)",
+            + " ms the acquire waited (no connection, or no answer to the attempt's first requests,"
+            + " when its budget ran out)",
         null);
   }
 
