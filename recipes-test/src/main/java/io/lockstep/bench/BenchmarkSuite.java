@@ -40,8 +40,8 @@ import org.apache.curator.test.TestingServer;
  * <p><b>Command</b> (from the repository root):
  *
  * <pre>
- * mvn -B -Pbench verify -Dbench.args="--quick"   # about ten minutes
- * mvn -B -Pbench verify -Dbench.args="--full"    # about half an hour
+ * mvn -B -Pbench verify -Dbench.args="--quick"   # about a quarter of an hour
+ * mvn -B -Pbench verify -Dbench.args="--full"    # about fifty minutes
  * </pre>
  *
  * <p>Options: {@code --quick} (the default) or {@code --full}; {@code --only s1,s2} runs the named

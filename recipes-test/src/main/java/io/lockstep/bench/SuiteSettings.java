@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * How long and how large the suite runs: {@link #quick()} (about ten minutes on two cores) or
- * {@link #full()}.
+ * How long and how large the suite runs: {@link #quick()} (about a quarter of an hour on two cores)
+ * or {@link #full()}.
  *
  * @param mode "quick" or "full"
  * @param jmhWarmupIterations JMH warm-up iterations per benchmark point
