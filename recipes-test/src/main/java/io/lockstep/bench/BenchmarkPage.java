@@ -2,9 +2,11 @@ package io.lockstep.bench;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -30,6 +32,7 @@ final class BenchmarkPage {
     WATCHES,
     MIXES,
     MULTI_CONTENTION,
+    UNREACHABLE,
     MISSED;
 
     /** The block's name in its markers: "run", "multi-contention". */
@@ -82,8 +85,21 @@ final class BenchmarkPage {
    * @throws IllegalArgumentException if a block's markers are missing or out of order
    */
   String fill(String template) {
+    return fill(template, EnumSet.allOf(Block.class));
+  }
+
+  /**
+   * Replaces the text between the markers of the given blocks only, leaving the others as they are
+   * in {@code template}: for a run of sections whose blocks say their own run ({@code --update}).
+   *
+   * @throws IllegalArgumentException if a replaced block's markers are missing or out of order
+   */
+  String fill(String template, Set<Block> only) {
     String page = template;
     for (Map.Entry<Block, String> block : blocks().entrySet()) {
+      if (!only.contains(block.getKey())) {
+        continue;
+      }
       String begin = block.getKey().begin();
       String end = block.getKey().end();
       int from = page.indexOf(begin);
@@ -126,6 +142,9 @@ final class BenchmarkPage {
     blocks.put(Block.WATCHES, orNotRun(waiting.watches()));
     blocks.put(Block.MIXES, orNotRun(sections.mixes()));
     blocks.put(Block.MULTI_CONTENTION, orNotRun(sections.multiContention()));
+    blocks.put(
+        Block.UNREACHABLE,
+        orNotRun(new UnreachableTables(results).unreachable(command, machine.cores())));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
     return blocks;
   }
@@ -146,8 +165,7 @@ final class BenchmarkPage {
     table.row("ZooKeeper", machine.zookeeper());
     table.row("Curator", machine.curator());
     table.row("Load average (1 / 5 / 15 min)", "before: " + loadBefore + "; after: " + loadAfter);
-    boolean shared = firstNumber(loadBefore) >= machine.cores() * 0.5;
-    table.row("Machine shared", shared ? "**yes**" : "no");
+    table.row("Machine shared", shared(loadBefore, machine.cores()) ? "**yes**" : "no");
     table.row(
         "JMH",
         String.format(
@@ -238,6 +256,14 @@ final class BenchmarkPage {
 
   private static String plural(int count, String noun) {
     return count + " " + noun + (count == 1 ? "" : "s");
+  }
+
+  /**
+   * Whether a load average ("1.23 / 1.41 / 1.38") says the machine was shared: at least half the
+   * cores busy with other processes over the last minute.
+   */
+  static boolean shared(String loadAverage, int cores) {
+    return firstNumber(loadAverage) >= cores * 0.5;
   }
 
   private static double firstNumber(String text) {

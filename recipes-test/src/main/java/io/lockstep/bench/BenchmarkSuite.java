@@ -10,9 +10,11 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -31,20 +33,24 @@ import org.apache.curator.test.TestingServer;
  * WatchScenario}); {@code cohort}: local handoff against Curator at T = 8 on one client, rates and
  * the fairness to another process, at 0 and 1 ms added round trip ({@link CohortRuns}); {@code rw}:
  * read-heavy mixes ({@link ReadWriteMixScenario}); {@code multicontention}: multi-locks on
- * overlapping path sets ({@link MultiLockContentionScenario}).
+ * overlapping path sets ({@link MultiLockContentionScenario}); {@code unreachable}: how far past
+ * its budget each timed form returns with ZooKeeper cut off or silently partitioned, and how long a
+ * release takes then ({@link UnreachableScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
  * <pre>
- * mvn -B -Pbench verify -Dbench.args="--quick"   # about ten minutes
- * mvn -B -Pbench verify -Dbench.args="--full"    # about half an hour
+ * mvn -B -Pbench verify -Dbench.args="--quick"   # about a quarter of an hour
+ * mvn -B -Pbench verify -Dbench.args="--full"    # about fifty minutes
  * </pre>
  *
  * <p>Options: {@code --quick} (the default) or {@code --full}; {@code --only s1,s2} runs the named
  * sections and prints their tables to the console without touching {@code docs/}; {@code --out DIR}
  * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run; {@code
- * --curator-waiters N} runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000
- * quick, 10,000 full).
+ * --update}, with {@code --only}, replaces in the page the blocks of the sections run and leaves
+ * every other block and the charts as they are, for sections whose block says its own run (so far
+ * {@code unreachable}); {@code --curator-waiters N} runs Curator's thread-per-waiter scenario up to
+ * N waiters (default: 1,000 quick, 10,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -68,12 +74,25 @@ public final class BenchmarkSuite {
     WATCHES("watches"),
     COHORT("cohort"),
     RW("rw"),
-    MULTI_CONTENTION("multicontention");
+    MULTI_CONTENTION("multicontention"),
+    UNREACHABLE("unreachable", BenchmarkPage.Block.UNREACHABLE);
 
     private final String option;
 
+    /** The block that says its own run, so that {@code --update} may replace it alone; or null. */
+    private final BenchmarkPage.Block ownBlock;
+
     Section(String option) {
+      this(option, null);
+    }
+
+    Section(String option, BenchmarkPage.Block ownBlock) {
       this.option = option;
+      this.ownBlock = ownBlock;
+    }
+
+    String option() {
+      return option;
     }
 
     static Section of(String option) {
@@ -90,12 +109,29 @@ public final class BenchmarkSuite {
    * @param settings quick or full
    * @param sections the sections to run
    * @param out where the page and charts go
+   * @param outGiven whether {@code --out} named it
+   * @param update whether the run replaces only its sections' own blocks ({@code --update})
    * @param command the command line to print on the page
    */
   record Arguments(
-      SuiteSettings settings, Set<Section> sections, Path out, boolean outGiven, String command) {
+      SuiteSettings settings,
+      Set<Section> sections,
+      Path out,
+      boolean outGiven,
+      boolean update,
+      String command) {
     boolean writesPage() {
-      return outGiven || sections.equals(EnumSet.allOf(Section.class));
+      return update || outGiven || sections.equals(EnumSet.allOf(Section.class));
+    }
+
+    /** The blocks the run replaces in the page: all of them, or with {@code --update} its own. */
+    Set<BenchmarkPage.Block> blocks() {
+      if (!update) {
+        return EnumSet.allOf(BenchmarkPage.Block.class);
+      }
+      Set<BenchmarkPage.Block> blocks = EnumSet.noneOf(BenchmarkPage.Block.class);
+      sections.forEach(section -> blocks.add(section.ownBlock));
+      return blocks;
     }
 
     static Arguments parse(String[] args) {
@@ -103,6 +139,7 @@ public final class BenchmarkSuite {
       Set<Section> sections = EnumSet.allOf(Section.class);
       Path out = Path.of("docs");
       boolean outGiven = false;
+      boolean update = false;
       int curatorWaiters = -1;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
@@ -119,11 +156,29 @@ public final class BenchmarkSuite {
             outGiven = true;
           }
           case "--curator-waiters" -> curatorWaiters = Integer.parseInt(value(args, ++i));
+          case "--update" -> update = true;
           default ->
               throw new IllegalArgumentException(
                   "unknown option "
                       + args[i]
-                      + "; use --quick | --full [--only s1,s2] [--out DIR] [--curator-waiters N]");
+                      + "; use --quick | --full [--only s1,s2 [--update]] [--out DIR]"
+                      + " [--curator-waiters N]");
+        }
+      }
+      if (update) {
+        List<String> notAlone =
+            sections.stream().filter(s -> s.ownBlock == null).map(Section::option).toList();
+        if (sections.size() == Section.values().length || !notAlone.isEmpty()) {
+          throw new IllegalArgumentException(
+              "--update replaces the blocks of sections that say their own run ("
+                  + Arrays.stream(Section.values())
+                      .filter(s -> s.ownBlock != null)
+                      .map(Section::option)
+                      .collect(Collectors.joining(", "))
+                  + "), named with --only; not "
+                  + (sections.size() == Section.values().length
+                      ? "the whole suite"
+                      : String.join(", ", notAlone)));
         }
       }
       if (curatorWaiters >= 0) {
@@ -132,7 +187,7 @@ public final class BenchmarkSuite {
       String given = String.join(" ", args).trim();
       String command =
           "mvn -B -Pbench verify" + (given.isEmpty() ? "" : " -Dbench.args=\"" + given + "\"");
-      return new Arguments(settings, sections, out, outGiven, command);
+      return new Arguments(settings, sections, out, outGiven, update, command);
     }
 
     private static String value(String[] args, int i) {
@@ -151,6 +206,10 @@ public final class BenchmarkSuite {
     // own scenarios load the machine whatever JMH does, so it reports the load average instead.
     System.setProperty("jmh.ignoreLock", "true");
     Arguments arguments = Arguments.parse(args);
+    if (arguments.sections().contains(Section.UNREACHABLE)) {
+      // that section cuts its clients off on purpose: every reconnection attempt would warn
+      System.setProperty("org.slf4j.simpleLogger.log.org.apache.zookeeper.ClientCnxn", "error");
+    }
     int status = 0;
     try {
       run(arguments);
@@ -219,6 +278,9 @@ public final class BenchmarkSuite {
       if (sections.contains(Section.MULTI_CONTENTION)) {
         runs.multiContention();
       }
+      if (sections.contains(Section.UNREACHABLE)) {
+        runs.unreachable();
+      }
 
       Duration took = Duration.between(started, Instant.now());
       BenchmarkPage page =
@@ -227,19 +289,28 @@ public final class BenchmarkSuite {
               machine,
               results,
               arguments.command(),
-              DateTimeFormatter.ISO_LOCAL_DATE_TIME
-                      .withZone(ZoneOffset.UTC)
-                      .format(started.truncatedTo(ChronoUnit.SECONDS))
-                  + " UTC",
+              date(started),
               took,
               loadBefore,
               MachineInfo.loadAverage());
       if (arguments.writesPage()) {
         Files.createDirectories(arguments.out());
-        BenchmarkCharts.write(results, arguments.out());
         Path markdown = arguments.out().resolve("benchmarks.md");
-        Files.writeString(markdown, page.fill(template(markdown)));
-        log("wrote " + markdown + " and charts in " + took.toSeconds() + " s");
+        if (arguments.update()) { // the charts are the other sections'
+          Files.writeString(markdown, page.fill(template(markdown), arguments.blocks()));
+          log(
+              "updated "
+                  + arguments.blocks()
+                  + " in "
+                  + markdown
+                  + " in "
+                  + took.toSeconds()
+                  + " s");
+        } else {
+          BenchmarkCharts.write(results, arguments.out());
+          Files.writeString(markdown, page.fill(template(markdown)));
+          log("wrote " + markdown + " and charts in " + took.toSeconds() + " s");
+        }
       } else {
         page.blocks()
             .forEach((block, text) -> System.out.println("## " + block.id() + "\n\n" + text));
@@ -257,6 +328,14 @@ public final class BenchmarkSuite {
     }
     Path docs = Path.of("docs", "benchmarks.md");
     return Files.exists(docs) ? Files.readString(docs) : BenchmarkPage.bareTemplate();
+  }
+
+  /** An instant as the page writes it: "2026-11-25T14:57:52 UTC". */
+  static String date(Instant instant) {
+    return DateTimeFormatter.ISO_LOCAL_DATE_TIME
+            .withZone(ZoneOffset.UTC)
+            .format(instant.truncatedTo(ChronoUnit.SECONDS))
+        + " UTC";
   }
 
   private static void log(String message) {

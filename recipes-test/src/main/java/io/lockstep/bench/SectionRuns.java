@@ -3,6 +3,8 @@ package io.lockstep.bench;
 import io.lockstep.bench.ContentionScenario.ClientMode;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.Recipe;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -209,6 +211,35 @@ final class SectionRuns {
                 result.requestsPerAcquisition()));
       }
     }
+  }
+
+  /** Every form of the unreachable section; Curator's row only if the settings give it trials. */
+  void unreachable() throws Exception {
+    Instant started = Instant.now();
+    String loadBefore = MachineInfo.loadAverage();
+    for (UnreachableScenario.Form form : UnreachableScenario.forms()) {
+      boolean curator = form.library() == Library.CURATOR;
+      if (curator && settings.curatorUnreachableTrials() == 0) {
+        continue;
+      }
+      UnreachableScenario.Result result =
+          UnreachableScenario.run(
+              connect,
+              form,
+              curator ? 0 : settings.unreachableWarmUp(),
+              curator ? settings.curatorUnreachableTrials() : settings.unreachableTrials());
+      results.unreachable.add(result);
+      log("unreachable " + UnreachableScenario.describe(result));
+    }
+    results.unreachableRun =
+        new UnreachableScenario.Run(
+            BenchmarkSuite.date(started),
+            Duration.between(started, Instant.now()),
+            loadBefore,
+            MachineInfo.loadAverage(),
+            settings.unreachableTrials(),
+            settings.unreachableWarmUp(),
+            settings.curatorUnreachableTrials());
   }
 
   private static String describe(LoadResult result) {

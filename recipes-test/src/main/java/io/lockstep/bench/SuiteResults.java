@@ -107,6 +107,10 @@ final class SuiteResults {
   final Map<Row, RecordingCount> recordingCounts = new LinkedHashMap<>();
   final List<WaitersScenario.Result> waiters = new ArrayList<>();
   final List<WatchScenario.Result> watches = new ArrayList<>();
+  final List<UnreachableScenario.Result> unreachable = new ArrayList<>();
+
+  /** When the unreachable section ran; null if it did not. */
+  UnreachableScenario.Run unreachableRun;
 
   /**
    * The drain of {@code library}'s queue of {@code waiters} with the median drain time over the

@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * How long and how large the suite runs: {@link #quick()} (about ten minutes on two cores) or
- * {@link #full()}.
+ * How long and how large the suite runs: {@link #quick()} (about a quarter of an hour on two cores)
+ * or {@link #full()}.
  *
  * @param mode "quick" or "full"
  * @param jmhWarmupIterations JMH warm-up iterations per benchmark point
@@ -34,6 +34,10 @@ import java.util.List;
  * @param waitersTimeout how long one run of the many-waiters scenario may take
  * @param watchClients the clients (and threads) of the watch-event scenario
  * @param watchAcquisitions acquisitions per thread in the watch-event scenario
+ * @param unreachableTrials counted trials per Lockstep row of the unreachable section
+ * @param unreachableWarmUp trials per Lockstep row of the unreachable section, not counted
+ * @param curatorUnreachableTrials trials of Curator's row of the unreachable section (each takes
+ *     tens of seconds)
  */
 record SuiteSettings(
     String mode,
@@ -60,7 +64,10 @@ record SuiteSettings(
     int curatorWaitersMax,
     Duration waitersTimeout,
     int watchClients,
-    int watchAcquisitions) {
+    int watchAcquisitions,
+    int unreachableTrials,
+    int unreachableWarmUp,
+    int curatorUnreachableTrials) {
 
   /** Handoffs a point of the handoff section covers at least, over its drains. */
   static final int HANDOFFS_PER_POINT = 1_500;
@@ -106,7 +113,10 @@ record SuiteSettings(
         max,
         waitersTimeout,
         watchClients,
-        watchAcquisitions);
+        watchAcquisitions,
+        unreachableTrials,
+        unreachableWarmUp,
+        curatorUnreachableTrials);
   }
 
   static SuiteSettings quick() {
@@ -135,7 +145,10 @@ record SuiteSettings(
         1_000,
         Duration.ofMinutes(5),
         8,
-        50);
+        50,
+        10,
+        2,
+        1);
   }
 
   static SuiteSettings full() {
@@ -164,6 +177,9 @@ record SuiteSettings(
         10_000,
         Duration.ofMinutes(10),
         8,
-        250);
+        250,
+        30,
+        3,
+        3);
   }
 }

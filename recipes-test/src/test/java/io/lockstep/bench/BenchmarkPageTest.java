@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -156,6 +157,54 @@ class BenchmarkPageTest {
             "| 10×, mutex, 8 threads on one client, at 1 ms added round trip (Lockstep with local"
                 + " handoff) | 5.00× | requests 0.40 / 3.00 |"
                 + " [single load point](#single-load-point) |");
+  }
+
+  @Test
+  void theUnreachableSection_saysItsOwnRun_andJudgesEachRowAgainstTheBudgetPlus250Ms() {
+    SuiteResults results = new SuiteResults();
+    SuiteFixtures.unreachable(results, UnreachableScenario.Fault.CUT, 1, 2, 3);
+    SuiteFixtures.unreachable(results, UnreachableScenario.Fault.BLACKHOLE, 201, 262, 300);
+
+    String block = SuiteFixtures.page(results).blocks().get(Block.UNREACHABLE);
+
+    assertThat(block)
+        .startsWith(
+            "Measured 2026-01-02T00:00:00 UTC (12.0 min): `mvn -B -Pbench verify`, from the"
+                + " repository root; 100 trials per Lockstep row after 3 not counted, 3 trials of"
+                + " Curator's; load average before: 1.50 / 1.00 / 1.00, after: 2.00 / 1.50 / 1.00;"
+                + " machine shared: **yes**.")
+        .contains(
+            "| `acquire(1 s)` | `ReentrantMutex` | cut | 1 s | 100 | 1 | 2 | 3 |"
+                + " `LockUnreachableException` ×100 | yes |")
+        .contains(
+            "| `acquire(1 s)` | `ReentrantMutex` | silent partition | 1 s | 100 | 201 | 262 | 300 |"
+                + " `LockUnreachableException` ×100 | **no**: 12 ms over |")
+        .contains(
+            "kept at p99 by 1 of Lockstep's 2 rows; broken by `acquire(1 s)` on `ReentrantMutex`"
+                + " (silent partition, p99 12 ms over).");
+  }
+
+  @Test
+  void anUpdate_replacesItsOwnBlockOnly() throws IOException {
+    String filled = SuiteFixtures.page(SuiteFixtures.everyGoalMet()).fill(docsPage());
+    SuiteResults results = new SuiteResults();
+    SuiteFixtures.unreachable(results, UnreachableScenario.Fault.CUT, 7, 8, 9);
+
+    String updated = SuiteFixtures.page(results).fill(filled, EnumSet.of(Block.UNREACHABLE));
+
+    assertThat(blockOf(updated, Block.UNREACHABLE))
+        .contains("| cut | 1 s | 100 | 7 | 8 | 9 |")
+        .doesNotContain("silent partition");
+    assertThat(withoutBlock(updated, Block.UNREACHABLE))
+        .isEqualTo(withoutBlock(filled, Block.UNREACHABLE));
+  }
+
+  private static String blockOf(String page, Block block) {
+    return page.substring(page.indexOf(block.begin()), page.indexOf(block.end()));
+  }
+
+  private static String withoutBlock(String page, Block block) {
+    return page.replace(blockOf(page, block), "");
   }
 
   @Test

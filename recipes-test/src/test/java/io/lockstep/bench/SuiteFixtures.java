@@ -2,6 +2,7 @@ package io.lockstep.bench;
 
 import io.lockstep.testing.Library;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -173,7 +174,42 @@ final class SuiteFixtures {
     }
     cohort(results, Duration.ZERO, 1_000, 6_000);
     cohort(results, Duration.ofMillis(1), 200, 2_400);
+    unreachable(results, UnreachableScenario.Fault.CUT, 1, 2, 3);
+    unreachable(results, UnreachableScenario.Fault.BLACKHOLE, 201, 205, 240);
     return results;
+  }
+
+  /**
+   * A Lockstep row of the unreachable section, {@code acquire(1 s)} on a mutex, whose 100 trials
+   * overran by {@code p50} ms up to the 50th, {@code p99} up to the 99th and {@code max} in the
+   * last; and the section's run line, if not there yet.
+   */
+  static void unreachable(
+      SuiteResults results, UnreachableScenario.Fault fault, long p50, long p99, long max) {
+    List<Long> overruns = new ArrayList<>();
+    for (int i = 1; i <= 100; i++) {
+      overruns.add((i <= 50 ? p50 : i <= 99 ? p99 : max) * 1_000_000);
+    }
+    results.unreachable.add(
+        new UnreachableScenario.Result(
+            "`acquire(1 s)`",
+            "`ReentrantMutex`",
+            Library.LOCKSTEP,
+            fault,
+            Duration.ofSeconds(1),
+            overruns,
+            Map.of("LockUnreachableException", 100)));
+    if (results.unreachableRun == null) {
+      results.unreachableRun =
+          new UnreachableScenario.Run(
+              "2026-01-02T00:00:00 UTC",
+              Duration.ofMinutes(12),
+              "1.50 / 1.00 / 1.00",
+              "2.00 / 1.50 / 1.00",
+              100,
+              3,
+              3);
+    }
   }
 
   /**

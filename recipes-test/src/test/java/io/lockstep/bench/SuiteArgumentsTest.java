@@ -1,0 +1,44 @@
+package io.lockstep.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lockstep.bench.BenchmarkPage.Block;
+import io.lockstep.bench.BenchmarkSuite.Arguments;
+import io.lockstep.bench.BenchmarkSuite.Section;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The suite's command line: which sections run and which blocks of the page they may replace. */
+@Timeout(10)
+class SuiteArgumentsTest {
+  @Test
+  void anUpdate_ofASectionThatSaysItsOwnRun_replacesItsBlockOnly() {
+    Arguments arguments =
+        Arguments.parse(new String[] {"--full", "--only", "unreachable", "--update"});
+
+    assertThat(arguments.sections()).containsExactly(Section.UNREACHABLE);
+    assertThat(arguments.writesPage()).isTrue();
+    assertThat(arguments.blocks()).containsExactly(Block.UNREACHABLE);
+    assertThat(arguments.command())
+        .isEqualTo("mvn -B -Pbench verify -Dbench.args=\"--full --only unreachable --update\"");
+  }
+
+  @Test
+  void anUpdate_ofTheWholeSuiteOrOfASectionTheRunTableDescribes_isRefused() {
+    assertThatThrownBy(() -> Arguments.parse(new String[] {"--update"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not the whole suite");
+    assertThatThrownBy(
+            () -> Arguments.parse(new String[] {"--only", "unreachable,handoff", "--update"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not handoff");
+  }
+
+  @Test
+  void aRunWithoutUpdate_replacesEveryBlock_andAPartialOneWritesNothing() {
+    assertThat(Arguments.parse(new String[0]).blocks()).isEqualTo(EnumSet.allOf(Block.class));
+    assertThat(Arguments.parse(new String[] {"--only", "unreachable"}).writesPage()).isFalse();
+  }
+}
