@@ -7,9 +7,6 @@ import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -332,7 +329,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
    */
   @Override
   public void release() {
-    awaitWhileConnected(releaseAsync(), settings);
+    Awaits.whileConnected(releaseAsync(), settings);
     if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
       releaseHeard.join();
     }
@@ -382,27 +379,5 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   @Override
   public List<CuratorOp> ownershipChecks() {
     return settings.zk().checks(notLost().nodes());
-  }
-
-  /**
-   * Waits for what a release sent, while the client is connected and at most the client's
-   * connection timeout; an interrupt stops the wait, kept.
-   */
-  public static void awaitWhileConnected(CompletableFuture<?> sent, LockSettings settings) {
-    if (!sent.isDone()) {
-      awaitQuietly(
-          CompletableFuture.anyOf(sent, settings.unreachable()), settings.connectionTimeoutNanos());
-    }
-  }
-
-  /** Waits for {@code future} for at most {@code nanos}; an interrupt stops the wait, kept. */
-  public static void awaitQuietly(CompletableFuture<?> future, long nanos) {
-    try {
-      future.get(nanos, TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      // done waiting
-    }
   }
 }

@@ -2,6 +2,7 @@ package io.lockstep.recipes.internal.local;
 
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.internal.engine.Lifecycle;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
@@ -87,7 +88,7 @@ final class PlaceMember implements Attempt {
   public void release() {
     CompletableFuture<Void> done = new CompletableFuture<>();
     if (place.release(record, done)) {
-      Acquisition.awaitWhileConnected(done, settings);
+      Awaits.whileConnected(done, settings);
     }
     if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
       record.releaseHeard.join();

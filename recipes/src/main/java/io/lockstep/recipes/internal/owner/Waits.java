@@ -1,7 +1,7 @@
 package io.lockstep.recipes.internal.owner;
 
-import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
@@ -204,7 +204,7 @@ final class Waits {
 
   /** Waits for the cleanup of an attempt that ended, within the grace and while connected. */
   private static void awaitCleanup(Attempt attempt) {
-    Acquisition.awaitQuietly(
+    Awaits.quietly(
         CompletableFuture.anyOf(attempt.cleanedUp(), attempt.settings().unreachable()),
         GRACE_NANOS);
   }

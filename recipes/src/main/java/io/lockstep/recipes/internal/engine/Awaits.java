@@ -1,0 +1,36 @@
+package io.lockstep.recipes.internal.engine;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Bounded, quiet waits of a caller's thread for what the engine sent: they end on time whatever
+ * happens to the requests, and never throw.
+ */
+public final class Awaits {
+  private Awaits() {}
+
+  /**
+   * Waits for what a release sent, while the client is connected and at most the client's
+   * connection timeout (at once if ZooKeeper cannot be reached); an interrupt stops the wait, kept.
+   */
+  public static void whileConnected(CompletableFuture<?> sent, LockSettings settings) {
+    if (!sent.isDone()) {
+      quietly(
+          CompletableFuture.anyOf(sent, settings.unreachable()), settings.connectionTimeoutNanos());
+    }
+  }
+
+  /** Waits for {@code future} for at most {@code nanos}; an interrupt stops the wait, kept. */
+  public static void quietly(CompletableFuture<?> future, long nanos) {
+    try {
+      future.get(nanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      // done waiting
+    }
+  }
+}
