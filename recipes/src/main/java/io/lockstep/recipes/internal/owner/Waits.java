@@ -64,15 +64,7 @@ final class Waits {
     Callbacks.when(
         within(attempt.decided(), unreachable, GRACE_NANOS, scheduler),
         (v, f) -> {
-          boolean cutOff = cutOff(attempt);
-          Attempt.Outcome ended =
-              attempt.withdraw(cutOff ? AcquireOutcome.UNREACHABLE : AcquireOutcome.TIMED_OUT);
-          Ending as =
-              ended == Attempt.Outcome.GRANTED
-                  ? Ending.GRANTED
-                  : ended == Attempt.Outcome.FAILED
-                      ? Ending.FAILED
-                      : cutOff ? Ending.UNREACHABLE : Ending.TIMED_OUT;
+          Ending as = withdraw(attempt);
           if (as == Ending.GRANTED) {
             ending.complete(as);
           } else {
@@ -174,6 +166,14 @@ final class Waits {
     } catch (ExecutionException | TimeoutException e) {
       // answer now, from what is known
     }
+    return withdraw(attempt);
+  }
+
+  /**
+   * Withdraws an attempt whose budget ran out, telling observers whether ZooKeeper was out of
+   * reach; a grant or failure that came first wins.
+   */
+  private static Ending withdraw(Attempt attempt) {
     boolean cutOff = cutOff(attempt);
     switch (attempt.withdraw(cutOff ? AcquireOutcome.UNREACHABLE : AcquireOutcome.TIMED_OUT)) {
       case GRANTED:
