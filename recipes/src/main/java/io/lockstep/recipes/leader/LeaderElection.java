@@ -29,6 +29,7 @@ import org.apache.curator.framework.CuratorFramework;
  * <pre>{@code
  * import io.lockstep.recipes.leader.LeaderElection;
  * import io.lockstep.recipes.leader.Leadership;
+ * import org.apache.curator.framework.CuratorFramework;
  *
  * CuratorFramework client = ...; // a started client
  * FencedStore store = ...; // your store: refuses stale epochs (docs/getting-started.md)

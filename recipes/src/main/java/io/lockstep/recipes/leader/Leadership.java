@@ -17,9 +17,12 @@ import io.lockstep.recipes.locks.LockOwnershipLostException;
  * write the leader makes, and let the store refuse epochs lower than one it has seen.
  *
  * <pre>{@code
+ * import io.lockstep.recipes.leader.LeaderElection;
  * import io.lockstep.recipes.leader.Leadership;
  *
- * Leadership leadership = election.awaitLeadership(); // election: a started LeaderElection
+ * LeaderElection election = ...; // a started election
+ * FencedStore store = ...; // your store: refuses stale epochs (docs/getting-started.md)
+ * Leadership leadership = election.awaitLeadership();
  * store.write("config", "v2", leadership.fencingToken()); // refused once a newer leader wrote
  * leadership.close(); // step down: the next participant is elected, this one queues again
  * }</pre>
