@@ -6,26 +6,19 @@ import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Phase;
-import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockStateChange;
 import io.lockstep.recipes.locks.LockStateListener;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,12 +49,6 @@ final class Election {
    */
   private static final Logger log = LoggerFactory.getLogger(Election.class);
 
-  /** The first delay after a failed attempt; it doubles up to {@link #MAX_RETRY_MILLIS}. */
-  static final long FIRST_RETRY_MILLIS = 100;
-
-  /** The longest delay between failed attempts. */
-  static final long MAX_RETRY_MILLIS = 5_000;
-
   private enum Stage {
     LATENT,
     STARTED,
@@ -75,8 +62,7 @@ final class Election {
   private final AttemptFactory attempts;
   private final List<Slot> slots;
   private final Executor background;
-  private final SerialExecutor events;
-  private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+  private final Announcer announcer;
   private final LockStateListener stateListener = this::onStateChange;
   private final ReentrantLock lock = new ReentrantLock();
 
@@ -96,9 +82,9 @@ final class Election {
   @GuardedBy("lock")
   private CompletableFuture<Leadership> next = new CompletableFuture<>();
 
-  /** Failed attempts in a row, for the backoff; 0 after a grant. */
+  /** The delays after failed attempts in a row; reset by a grant. */
   @GuardedBy("lock")
-  private int failures;
+  private final Backoff backoff = new Backoff();
 
   Election(CuratorFramework client, String path, String id, LeaderLayout layout) {
     this.client = client;
@@ -108,7 +94,7 @@ final class Election {
     this.attempts = AttemptFactory.plain(settings);
     this.slots = List.of(Slot.of(path, layout.driver(), layout.nodeData(id)));
     this.background = settings.scheduler()::execute;
-    this.events = new SerialExecutor(settings.scheduler());
+    this.announcer = new Announcer(path, settings.scheduler());
   }
 
   void start() {
@@ -144,10 +130,10 @@ final class Election {
       pending = next;
       if (term != null) {
         term.markClosed();
-        emit(listener -> listener.lost(term));
+        announcer.tell(listener -> listener.lost(term));
       }
       IllegalStateException closed = closedException();
-      events.execute(() -> pending.completeExceptionally(closed));
+      announcer.execute(() -> pending.completeExceptionally(closed));
     } finally {
       lock.unlock();
     }
@@ -183,7 +169,7 @@ final class Election {
     if (wasLeader) {
       lock.lock();
       try {
-        emit(listener -> listener.lost(term));
+        announcer.tell(listener -> listener.lost(term));
         if (stage == Stage.STARTED && waiting == null && leader == null) {
           enqueue();
         }
@@ -234,37 +220,21 @@ final class Election {
     } finally {
       lock.unlock();
     }
-    List<Participant> participants = new ArrayList<>();
-    for (String node : QueueOrder.participants(client, path, layout.driver(), name -> true)) {
-      byte[] data;
-      try {
-        data = client.getData().forPath(node);
-      } catch (KeeperException.NoNodeException gone) {
-        continue; // left since the read of the children
-      } catch (Exception e) {
-        if (e instanceof InterruptedException) {
-          Thread.currentThread().interrupt();
-        }
-        throw new LockException("Could not read the participants of election " + path, e);
-      }
-      String id = data == null ? "" : new String(data, StandardCharsets.UTF_8);
-      participants.add(new Participant(id, participants.isEmpty()));
-    }
-    return List.copyOf(participants);
+    return Participants.read(client, path, layout.driver());
   }
 
   void addListener(LeadershipListener listener) {
     lock.lock();
     try {
       checkNotClosed();
-      listeners.add(listener);
+      announcer.add(listener);
     } finally {
       lock.unlock();
     }
   }
 
   void removeListener(LeadershipListener listener) {
-    listeners.remove(listener);
+    announcer.remove(listener);
   }
 
   String path() {
@@ -332,15 +302,15 @@ final class Election {
       }
       Term term = new Term(this, attempt, epoch);
       leader = term;
-      failures = 0;
+      backoff.reset();
       CompletableFuture<Leadership> won = next;
       next = new CompletableFuture<>();
-      emit(listener -> listener.elected(term));
-      events.execute(() -> won.complete(term));
+      announcer.tell(listener -> listener.elected(term));
+      announcer.execute(() -> won.complete(term));
       Phase phase = attempt.phase();
       if (phase == Phase.AT_RISK) {
         term.reported(LockState.AT_RISK);
-        emit(listener -> listener.atRisk(term));
+        announcer.tell(listener -> listener.atRisk(term));
       } else if (phase == Phase.LOST) {
         endLost(term);
       }
@@ -361,13 +331,12 @@ final class Election {
       next = new CompletableFuture<>();
       IllegalStateException stopped =
           new IllegalStateException("The client of LeaderElection on " + path + " was closed");
-      events.execute(() -> pending.completeExceptionally(stopped));
+      announcer.execute(() -> pending.completeExceptionally(stopped));
       return;
     }
-    failures++;
-    long delay = Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(failures - 1, 10));
+    long delay = backoff.next();
     log.info(
-        "LeaderElection on {} failed to enter the queue ({}); again in {} ms",
+        "LeaderElection on {} could not enter the queue ({}); again in {} ms",
         path,
         failure,
         delay);
@@ -397,13 +366,13 @@ final class Election {
         case AT_RISK:
           if (term.reported() != LockState.AT_RISK) {
             term.reported(LockState.AT_RISK);
-            emit(listener -> listener.atRisk(term));
+            announcer.tell(listener -> listener.atRisk(term));
           }
           break;
         case HELD:
           if (term.reported() == LockState.AT_RISK) {
             term.reported(LockState.HELD);
-            emit(listener -> listener.restored(term));
+            announcer.tell(listener -> listener.restored(term));
           }
           break;
         case LOST:
@@ -421,24 +390,9 @@ final class Election {
   private void endLost(Term term) {
     leader = null;
     term.lost();
-    emit(listener -> listener.lost(term));
+    announcer.tell(listener -> listener.lost(term));
     if (stage == Stage.STARTED) {
       enqueue();
     }
-  }
-
-  /** Tells every listener, in order with every other callback of this election. */
-  @GuardedBy("lock")
-  private void emit(Consumer<LeadershipListener> callback) {
-    events.execute(
-        () -> {
-          for (LeadershipListener listener : listeners) {
-            try {
-              callback.accept(listener);
-            } catch (RuntimeException e) {
-              log.error("A LeadershipListener of {} failed", path, e);
-            }
-          }
-        });
   }
 }

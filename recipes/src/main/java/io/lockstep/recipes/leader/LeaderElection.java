@@ -46,8 +46,8 @@ import org.apache.curator.framework.CuratorFramework;
  * while the connection is suspended, {@code LOST} once the session or the node is gone; {@link
  * LeadershipListener} hears each change, never on ZooKeeper's event thread. An attempt to enter the
  * queue that fails (ZooKeeper unreachable until the client's retry policy gave up) is tried again
- * after a backoff of at most {@value Election#MAX_RETRY_MILLIS} ms, on a scheduler, with no thread
- * parked; after the client is closed, it is not.
+ * after a backoff of at most 5 s, on a scheduler, with no thread parked; after the client is
+ * closed, it is not.
  *
  * <p><b>Limits.</b> An election is not a JVM monitor: a paused leader can outlive its session and
  * act while another leads. Fence what matters with the leadership's epoch ({@link
