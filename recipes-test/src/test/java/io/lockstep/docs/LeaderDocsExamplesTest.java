@@ -48,10 +48,11 @@ class LeaderDocsExamplesTest {
     leadership.close(); // step down: the next participant leads, this one queues again
     // docs: end
     try {
-      other.start();
       assertThat(store.read("run")).isEqualTo("started");
+      // alone in the queue: it queued again, and leads again
       Leadership next = election.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
       long epoch = next.fencingToken();
+      other.start();
       await().until(() -> election.participants().size() == 2);
       assertThat(election.participants().get(0)).isEqualTo(new Participant("billing-1", true));
       next.close();
