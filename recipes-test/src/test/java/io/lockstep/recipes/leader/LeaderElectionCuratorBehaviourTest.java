@@ -7,6 +7,7 @@ import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.TcpProxy;
 import io.lockstep.testing.ZooKeeperExtension;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,6 +98,48 @@ class LeaderElectionCuratorBehaviourTest {
     assertThat(second.fencingToken()).isGreaterThan(epoch);
     await().until(() -> b.participants().size() == 2);
     assertThat(b.participants()).extracting(Participant::id).containsExactly("b", "a");
+  }
+
+  /**
+   * TestLeaderLatch.testLeadershipElectionWhenNodeDisappearsAfterChildrenAreRetrieved, for the
+   * waiter right behind the leader: its node deleted under it, it must not be elected when the
+   * leader leaves (the engine's shortcut would grant it on the leader's deletion, beside the
+   * participant behind it and with the same epoch); it queues again instead.
+   */
+  @Test
+  void aWaiterWhoseNodeWasDeleted_isNotElectedBesideTheNext_andQueuesAgain() throws Exception {
+    CuratorFramework operator = zk.newClient();
+    String path = zk.path("election");
+    Recorder secondHeard = new Recorder();
+    Recorder thirdHeard = new Recorder();
+    LeaderElection first = started("first");
+    Leadership leadership = first.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+    LeaderElection second = started("second");
+    second.addListener(secondHeard);
+    await().until(() -> first.participants().size() == 2);
+    LeaderElection third = started("third");
+    third.addListener(thirdHeard);
+    await().until(() -> first.participants().size() == 3);
+    for (String node : operator.getChildren().forPath(path)) {
+      byte[] id = operator.getData().forPath(path + "/" + node);
+      if (new String(id, StandardCharsets.UTF_8).equals("second")) {
+        operator.delete().forPath(path + "/" + node);
+      }
+    }
+
+    leadership.close();
+
+    assertThat(third.awaitLeadership(Duration.ofSeconds(10))).isPresent();
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(third.participants())
+                    .extracting(Participant::id)
+                    .containsExactlyInAnyOrder("third", "first", "second"));
+    assertThat(third.participants().get(0)).isEqualTo(new Participant("third", true));
+    assertThat(second.isLeader()).isFalse();
+    assertThat(secondHeard.events).as("the waiter whose node was deleted").isEmpty();
+    await().until(() -> thirdHeard.heard("elected"));
   }
 
   /**

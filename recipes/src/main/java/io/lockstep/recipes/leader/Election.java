@@ -29,25 +29,27 @@ import org.slf4j.LoggerFactory;
  */
 final class Election {
   /*
-   * Algorithm notes.
-   *
-   * Invariants (under lock): while STARTED, exactly one of these holds: `waiting` is the attempt
-   * in the queue; `leader` is the granted term; or a retry is scheduled after a failure. Once
-   * CLOSED, none of them starts again. Callbacks are submitted to `events` under the lock, so
-   * they run in the order the state changed: elected, at risk / restored, lost, elected...
+   * Algorithm notes. Invariants (under lock): while STARTED, exactly one of these holds: `waiting`
+   * is the attempt in the queue, `leader` the granted term, or a retry is scheduled. Once CLOSED,
+   * none starts again. Callbacks are queued under the lock, so they run in the order of the
+   * changes: elected, at risk / restored, lost, elected...
    *
    * Repeatedly:
    *   enqueue: start an attempt (the engine creates the protected node, waits for the head);
-   *   granted (on a scheduler thread, never ZooKeeper's): the term starts, its epoch is the
-   *     attempt's fencing token; announce elected and complete the leadership future;
-   *   the lock's state listener (the acquisition's notifier thread) maps AT_RISK, HELD again and
-   *     LOST of the term (matched by epoch) to atRisk, restored, lost; a lost term is cleared and
-   *     the election enqueues again;
+   *   granted (on a scheduler thread): the term starts, its epoch the attempt's fencing token;
+   *   the lock's state listener maps AT_RISK, HELD again and LOST of the term (matched by epoch)
+   *     to atRisk, restored, lost; a lost term is cleared and the election enqueues again;
    *   Leadership.close(): delete the node (bounded), announce lost, enqueue again;
-   *   attempt failed: retry after a bounded backoff on the scheduler (no thread parked), unless
-   *     the client is closed.
+   *   attempt failed: retry after a bounded backoff on the scheduler, unless the client closed.
    */
   private static final Logger log = LoggerFactory.getLogger(Election.class);
+
+  /*
+   * A revocation handler that does nothing: with one, the engine reads our node before each grant
+   * (as Curator's latch does before it leads), so a waiter whose node an operator deleted is not
+   * elected on the leader's deletion beside the next participant, with the same epoch.
+   */
+  private static final Runnable CONFIRM_BEFORE_GRANT = () -> {};
 
   private enum Stage {
     LATENT,
@@ -269,7 +271,7 @@ final class Election {
   private void enqueue() {
     Attempt attempt;
     try {
-      attempt = attempts.start(slots, null);
+      attempt = attempts.start(slots, CONFIRM_BEFORE_GRANT);
     } catch (RuntimeException e) {
       failed(e);
       return;
