@@ -14,6 +14,7 @@ module io.lockstep.recipes {
   requires static micrometer.core;
 
   exports io.lockstep.recipes.locks;
+  exports io.lockstep.recipes.leader;
   exports io.lockstep.recipes.spring;
   exports io.lockstep.recipes.micrometer;
 }

@@ -31,6 +31,7 @@ class ApiSurfaceTest {
   static final Set<String> EXPORTED =
       Set.of(
           "io.lockstep.recipes.locks",
+          "io.lockstep.recipes.leader",
           "io.lockstep.recipes.spring",
           "io.lockstep.recipes.micrometer");
 
@@ -41,6 +42,11 @@ class ApiSurfaceTest {
           "AcquireOutcome",
           "FencedLock",
           "KeyedLocks",
+          "LeaderElection",
+          "LeaderElection$Builder",
+          "LeaderLayout",
+          "Leadership",
+          "LeadershipListener",
           "LockDecision",
           "LockAttempt",
           "LocalHandoff",
@@ -66,6 +72,7 @@ class ApiSurfaceTest {
           "MultiMutex$Builder",
           "NonReentrantMutex",
           "NonReentrantMutex$Builder",
+          "Participant",
           "ReadWriteMutex",
           "ReadWriteMutex$ReadLock",
           "ReadWriteMutex$WriteLock",

@@ -1,0 +1,142 @@
+package io.lockstep.recipes.leader;
+
+import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+import io.lockstep.recipes.locks.LockState;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+
+/** A {@link Leadership}: one granted attempt of the election's queue, and its epoch. */
+final class Term implements Leadership {
+  private final Election election;
+  private final Attempt attempt;
+  private final long epoch;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean released = new AtomicBoolean();
+
+  /** The last state the listeners heard of, HELD or AT_RISK; written under the election's lock. */
+  private volatile LockState reported = LockState.HELD;
+
+  /**
+   * Why the term was lost, kept before the election releases the lost attempt (a released attempt
+   * no longer says); null while not lost.
+   */
+  private volatile String lostReason;
+
+  Term(Election election, Attempt attempt, long epoch) {
+    this.election = election;
+    this.attempt = attempt;
+    this.epoch = epoch;
+  }
+
+  /** The epoch, read without a check: what the state listener matches changes against. */
+  long epoch() {
+    return epoch;
+  }
+
+  LockState reported() {
+    return reported;
+  }
+
+  void reported(LockState state) {
+    reported = state;
+  }
+
+  /** Marks the term given up; true the first time. */
+  boolean markClosed() {
+    return closed.compareAndSet(false, true);
+  }
+
+  /** Releases the node, waiting as {@link Attempt#release()} does; only the first call acts. */
+  void releaseNode() {
+    if (released.compareAndSet(false, true)) {
+      attempt.release();
+    }
+  }
+
+  /**
+   * The term was lost: keeps why, then clears the attempt's local state without waiting (its node
+   * is gone already).
+   */
+  void lost() {
+    try {
+      attempt.checkNotLost();
+      lostReason = "Leadership of " + path() + " was lost";
+    } catch (LockOwnershipLostException e) {
+      lostReason = e.getMessage();
+    }
+    if (released.compareAndSet(false, true)) {
+      var unused = attempt.releaseAsync();
+    }
+  }
+
+  @Override
+  public String path() {
+    return attempt.settings().description();
+  }
+
+  @Override
+  public long fencingToken() {
+    checkOpen();
+    checkNotLost();
+    return attempt.checkedFencingToken();
+  }
+
+  @Override
+  public LockState state() {
+    if (closed.get()) {
+      return LockState.RELEASED;
+    }
+    if (lostReason != null) {
+      return LockState.LOST;
+    }
+    switch (attempt.phase()) {
+      case AT_RISK:
+        return LockState.AT_RISK;
+      case LOST:
+        return LockState.LOST;
+      case RELEASED:
+        return LockState.RELEASED;
+      default:
+        return LockState.HELD;
+    }
+  }
+
+  @Override
+  public void checkHeld() {
+    checkOpen();
+    checkNotLost();
+  }
+
+  @Override
+  public List<CuratorOp> ownershipChecks() {
+    checkOpen();
+    checkNotLost();
+    return attempt.ownershipChecks();
+  }
+
+  @Override
+  public void close() {
+    election.relinquish(this);
+  }
+
+  private void checkNotLost() {
+    String reason = lostReason;
+    if (reason != null) {
+      throw new LockOwnershipLostException(reason);
+    }
+    attempt.checkNotLost();
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("This leadership of " + path() + " was given up");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Leadership[" + path() + ", epoch " + epoch + ", " + state() + "]";
+  }
+}
