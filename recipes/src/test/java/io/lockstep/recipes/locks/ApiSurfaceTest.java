@@ -39,6 +39,7 @@ class ApiSurfaceTest {
   private static final Set<String> API =
       Set.of(
           "AcquireOutcome",
+          "CountingSemaphore",
           "FencedLock",
           "KeyedLocks",
           "LockDecision",
