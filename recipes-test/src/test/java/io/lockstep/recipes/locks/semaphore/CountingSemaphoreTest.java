@@ -99,7 +99,7 @@ class CountingSemaphoreTest {
       int queued = i;
       await()
           .atMost(Duration.ofSeconds(10))
-          .until(() -> children(holderClient, "sem/locks") == queued);
+          .until(() -> children(holderClient, zk.path("sem/locks")) == queued);
     }
     held.close();
     CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
@@ -118,8 +118,8 @@ class CountingSemaphoreTest {
     CountingSemaphore other = new CountingSemaphore(zk.newClient(), zk.path("sem"), 5);
     assertThat(other.acquire(3, Duration.ofMillis(300))).isEmpty();
     // the two free leases it took on the way were given back, and nothing else is left
-    assertThat(children(client, "sem/leases")).isEqualTo(3);
-    assertThat(children(client, "sem/locks")).isZero();
+    assertThat(children(client, zk.path("sem/leases"))).isEqualTo(3);
+    assertThat(children(client, zk.path("sem/locks"))).isZero();
     assertThat(semaphore.availablePermits()).isEqualTo(2);
 
     List<LockHold> two = other.acquire(2, Duration.ofSeconds(5));
@@ -164,20 +164,23 @@ class CountingSemaphoreTest {
 
     CountingSemaphore other = new CountingSemaphore(zk.newClient(), zk.path("sem"), 1);
     CompletionStage<LockHold> cancelled = other.acquireAsync(Duration.ofMinutes(1));
-    await().atMost(Duration.ofSeconds(5)).until(() -> children(client, "sem/locks") == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> children(client, zk.path("sem/locks")) == 1);
     assertThat(cancelled.toCompletableFuture().cancel(true)).isTrue();
     await()
         .atMost(Duration.ofSeconds(5))
-        .until(() -> children(client, "sem/locks") == 0 && children(client, "sem/leases") == 1);
+        .until(
+            () ->
+                children(client, zk.path("sem/locks")) == 0
+                    && children(client, zk.path("sem/leases")) == 1);
 
     CompletableFuture<LockHold> granted =
         other.acquireAsync(Duration.ofSeconds(20)).toCompletableFuture();
-    await().atMost(Duration.ofSeconds(5)).until(() -> children(client, "sem/locks") == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> children(client, zk.path("sem/locks")) == 1);
     assertThat(granted).isNotDone();
     held.close();
     LockHold lease = granted.get(10, TimeUnit.SECONDS);
     assertThat(lease.state()).isEqualTo(LockState.HELD);
-    assertThat(children(client, "sem/leases")).isEqualTo(1);
+    assertThat(children(client, zk.path("sem/leases"))).isEqualTo(1);
     lease.close();
     assertThat(semaphore.availablePermits()).isEqualTo(1);
   }
@@ -193,8 +196,8 @@ class CountingSemaphoreTest {
             .toCompletableFuture();
     assertThatThrownBy(() -> late.get(5, TimeUnit.SECONDS))
         .hasCauseInstanceOf(TimeoutException.class);
-    assertThat(children(client, "sem/leases")).isEqualTo(1);
-    assertThat(children(client, "sem/locks")).isZero();
+    assertThat(children(client, zk.path("sem/leases"))).isEqualTo(1);
+    assertThat(children(client, zk.path("sem/locks"))).isZero();
     held.close();
   }
 
@@ -210,7 +213,7 @@ class CountingSemaphoreTest {
     assertThat(semaphore.tryAcquire(Duration.ZERO)).isEmpty();
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
     assertThat(client.checkExists().forPath(zk.path("sem/locks"))).isNull(); // never queued
-    assertThat(children(client, "sem/leases")).isEqualTo(2);
+    assertThat(children(client, zk.path("sem/leases"))).isEqualTo(2);
     first.get().close();
     second.get().close();
   }
@@ -276,9 +279,9 @@ class CountingSemaphoreTest {
     assertThat(client.checkExists().forPath(zk.path("sem"))).isNull();
   }
 
-  static int children(CuratorFramework client, String name) throws Exception {
+  static int children(CuratorFramework client, String path) throws Exception {
     try {
-      return client.getChildren().forPath(zk.path(name)).size();
+      return client.getChildren().forPath(path).size();
     } catch (org.apache.zookeeper.KeeperException.NoNodeException none) {
       return 0;
     }
