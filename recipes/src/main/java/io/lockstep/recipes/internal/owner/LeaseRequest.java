@@ -7,6 +7,7 @@ import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.ArrayList;
 import java.util.List;
@@ -150,7 +151,10 @@ final class LeaseRequest {
         return;
       } else if (timeoutNanos >= 0 && Waits.remaining(timeoutNanos, startNanos) == 0) {
         ended = true; // a zero budget tries once: no slow path
-        finish(giveBack(attempt.cleanedUp()), System.nanoTime() + Waits.GRACE_NANOS, busy());
+        finish(
+            giveBack(attempt.cleanedUp()),
+            System.nanoTime() + Waits.GRACE_NANOS,
+            CompletableFuture.completedFuture(busy()));
         return;
       } else {
         stage = Stage.MUTEX;
@@ -242,13 +246,29 @@ final class LeaseRequest {
         (v, f) -> done.complete(holds));
   }
 
+  /** Ends the request with {@code failed}'s failure ({@code failure}, if already known). */
   @GuardedBy("lock")
   private void fail(Throwable failure, Attempt failed) {
     ended = true;
-    Throwable cause = Retries.unwrap(failure);
     CompletableFuture<Void> cleanup = giveBack(failed.cleanedUp());
-    long graceEnd = System.nanoTime() + Waits.GRACE_NANOS;
-    finish(cleanup, graceEnd, cause);
+    finish(cleanup, System.nanoTime() + Waits.GRACE_NANOS, failureOf(failure, failed));
+  }
+
+  /**
+   * The failure of an attempt that ended failed: its state may say so before its future does, so
+   * the future is what is waited for.
+   */
+  private CompletableFuture<Throwable> failureOf(Throwable known, Attempt failed) {
+    if (known != null) {
+      return CompletableFuture.completedFuture(Retries.unwrap(known));
+    }
+    return failed
+        .grantedFuture()
+        .handle(
+            (v, f) ->
+                f != null
+                    ? Retries.unwrap(f)
+                    : new LockException("Semaphore " + leases.description() + ": failed", null));
   }
 
   /** The budget ran out: the attempt in flight ends as {@link Waits#expire} says. */
@@ -285,11 +305,13 @@ final class LeaseRequest {
       CompletableFuture<Void> cleanup =
           giveBack(
               inFlight == null ? CompletableFuture.completedFuture(null) : inFlight.cleanedUp());
-      Throwable failure =
+      CompletableFuture<Throwable> failure =
           switch (ending) {
-            case UNREACHABLE -> LockFailures.unreachable(leases.description(), timeoutNanos);
-            case FAILED -> inFlight.failure();
-            default -> busy();
+            case UNREACHABLE ->
+                CompletableFuture.completedFuture(
+                    LockFailures.unreachable(leases.description(), timeoutNanos));
+            case FAILED -> failureOf(inFlight.failure(), inFlight);
+            default -> CompletableFuture.completedFuture(busy());
           };
       finish(cleanup, graceEnd, failure);
     } finally {
@@ -329,7 +351,11 @@ final class LeaseRequest {
               inFlight == null ? CompletableFuture.completedFuture(null) : inFlight.cleanedUp());
       CompletableFuture<Void> bounded =
           Waits.within(cleanup, leases.unreachable(), Waits.GRACE_NANOS, leases.scheduler());
-      finish(cleanup, graceEnd, new CancellationException("the lease request was cancelled"));
+      finish(
+          cleanup,
+          graceEnd,
+          CompletableFuture.completedFuture(
+              new CancellationException("the lease request was cancelled")));
       return bounded;
     } finally {
       lock.unlock();
@@ -356,11 +382,14 @@ final class LeaseRequest {
   }
 
   /** Fails the request once its cleanup is done, or the grace ends, or ZooKeeper is unreachable. */
-  private void finish(CompletableFuture<Void> cleanup, long graceEnd, Throwable failure) {
-    Callbacks.when(
+  private void finish(
+      CompletableFuture<Void> cleanup, long graceEnd, CompletableFuture<Throwable> failure) {
+    CompletableFuture<Void> bounded =
         Waits.within(
-            cleanup, leases.unreachable(), graceEnd - System.nanoTime(), leases.scheduler()),
-        (v, f) -> done.completeExceptionally(failure));
+            cleanup, leases.unreachable(), graceEnd - System.nanoTime(), leases.scheduler());
+    Callbacks.when(
+        bounded.thenCombine(failure, (v, f) -> f),
+        (f, g) -> done.completeExceptionally(f != null ? f : g));
   }
 
   private TimeoutException busy() {
