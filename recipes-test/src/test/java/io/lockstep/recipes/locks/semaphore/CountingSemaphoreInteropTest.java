@@ -189,6 +189,23 @@ class CountingSemaphoreInteropTest {
     assertThat(curatorRequests).isEqualTo(7L * cycles);
   }
 
+  @Test
+  void aFastTryThatFindsNoFreeLease_costsThreeRequests_andArmsNoWatch() throws Exception {
+    String path = zk.path("sem");
+    CountingSemaphore holder = new CountingSemaphore(zk.newClient(), path, 1);
+    LockHold held = holder.acquire();
+    CuratorFramework client = zk.newClient();
+    CountingSemaphore ours = new CountingSemaphore(client, path, 1);
+    long before = zk.requestsSoFar(client);
+    for (int i = 0; i < 5; i++) {
+      assertThat(ours.tryAcquire(Duration.ZERO)).isEmpty();
+    }
+    // create, the read behind it, the delete: the "wait" verdict withdraws before any watch
+    assertThat(zk.requestsSoFar(client) - before).isEqualTo(3L * 5);
+    assertThat(zk.stats().watchedPaths(io.lockstep.testing.Sessions.id(client))).isEmpty();
+    held.close();
+  }
+
   private static Lease curatorAcquire(InterProcessSemaphoreV2 semaphore, int seconds) {
     try {
       return semaphore.acquire(seconds, TimeUnit.SECONDS);

@@ -4,10 +4,9 @@ import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.LockFailures;
+import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.zk.Callbacks;
-import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.ArrayList;
 import java.util.List;
@@ -154,7 +153,7 @@ final class LeaseRequest {
         finish(
             giveBack(attempt.cleanedUp()),
             System.nanoTime() + Waits.GRACE_NANOS,
-            CompletableFuture.completedFuture(busy()));
+            CompletableFuture.completedFuture(leases.busy()));
         return;
       } else {
         stage = Stage.MUTEX;
@@ -176,7 +175,10 @@ final class LeaseRequest {
         fail(failure, attempt);
         return;
       }
-      if (stage == Stage.MUTEX) {
+      if (stage == Stage.MUTEX && attempt.phase() == Phase.LOST) {
+        var unusedRelease = attempt.releaseAsync(); // lost before we heard of the grant
+        mutex = null; // take it again: no lease of ours waits without it
+      } else if (stage == Stage.MUTEX) {
         stage = Stage.LEASE;
       } else {
         granted.add(attempt);
@@ -251,24 +253,7 @@ final class LeaseRequest {
   private void fail(Throwable failure, Attempt failed) {
     ended = true;
     CompletableFuture<Void> cleanup = giveBack(failed.cleanedUp());
-    finish(cleanup, System.nanoTime() + Waits.GRACE_NANOS, failureOf(failure, failed));
-  }
-
-  /**
-   * The failure of an attempt that ended failed: its state may say so before its future does, so
-   * the future is what is waited for.
-   */
-  private CompletableFuture<Throwable> failureOf(Throwable known, Attempt failed) {
-    if (known != null) {
-      return CompletableFuture.completedFuture(Retries.unwrap(known));
-    }
-    return failed
-        .grantedFuture()
-        .handle(
-            (v, f) ->
-                f != null
-                    ? Retries.unwrap(f)
-                    : new LockException("Semaphore " + leases.description() + ": failed", null));
+    finish(cleanup, System.nanoTime() + Waits.GRACE_NANOS, leases.failureOf(failure, failed));
   }
 
   /** The budget ran out: the attempt in flight ends as {@link Waits#expire} says. */
@@ -310,8 +295,8 @@ final class LeaseRequest {
             case UNREACHABLE ->
                 CompletableFuture.completedFuture(
                     LockFailures.unreachable(leases.description(), timeoutNanos));
-            case FAILED -> failureOf(inFlight.failure(), inFlight);
-            default -> CompletableFuture.completedFuture(busy());
+            case FAILED -> leases.failureOf(inFlight.failure(), inFlight);
+            default -> CompletableFuture.completedFuture(leases.busy());
           };
       finish(cleanup, graceEnd, failure);
     } finally {
@@ -390,11 +375,6 @@ final class LeaseRequest {
     Callbacks.when(
         bounded.thenCombine(failure, (v, f) -> f),
         (f, g) -> done.completeExceptionally(f != null ? f : g));
-  }
-
-  private TimeoutException busy() {
-    return new TimeoutException(
-        "Semaphore " + leases.description() + ": no lease was free within the budget");
   }
 
   /** What the mutex's attempt tells of its hold: its loss. No user code. */

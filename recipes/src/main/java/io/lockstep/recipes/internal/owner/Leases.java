@@ -213,6 +213,28 @@ public final class Leases {
     return leaseSettings.connectionTimeoutNanos();
   }
 
+  /** Why a request ran out of budget: no lease was free in time. */
+  TimeoutException busy() {
+    return new TimeoutException("Semaphore " + path + ": no lease was free within the budget");
+  }
+
+  /**
+   * The failure of an attempt that ended failed ({@code known}, if already known): its state may
+   * say FAILED before its future does, so the future is what is waited for.
+   */
+  CompletableFuture<Throwable> failureOf(Throwable known, Attempt failed) {
+    if (known != null) {
+      return CompletableFuture.completedFuture(Retries.unwrap(known));
+    }
+    return failed
+        .grantedFuture()
+        .handle(
+            (v, f) ->
+                f != null
+                    ? Retries.unwrap(f)
+                    : new LockException("Semaphore " + path + ": failed", null));
+  }
+
   private List<LockHold> holds(List<Attempt> granted) {
     List<LockHold> holds = new ArrayList<>(granted.size());
     for (Attempt attempt : granted) {
