@@ -33,11 +33,12 @@ import org.apache.curator.framework.CuratorFramework;
  * import org.apache.curator.framework.CuratorFramework;
  *
  * CuratorFramework client = ...; // a started client
- * CountingSemaphore slots = new CountingSemaphore(client, "/semaphores/exports", 4);
- * Optional<LockHold> lease = slots.tryAcquire(Duration.ofSeconds(5));
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
+ * CountingSemaphore exports = new CountingSemaphore(client, "/semaphores/exports", 4);
+ * Optional<LockHold> lease = exports.tryAcquire(Duration.ofSeconds(5));
  * if (lease.isPresent()) {
  *   try (LockHold hold = lease.get()) {
- *     runExport(hold.fencingToken()); // at most 4 exports at once, across every process
+ *     store.write("export-17", "running", hold.fencingToken()); // at most 4 at once, anywhere
  *   }
  * }
  * }</pre>
