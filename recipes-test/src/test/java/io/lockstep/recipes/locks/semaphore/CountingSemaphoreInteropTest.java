@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,6 +31,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(90)
 class CountingSemaphoreInteropTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  /** The extension checks data watches and ephemeral nodes; child watches are checked here. */
+  @AfterEach
+  void noChildWatchLeft() {
+    CountingSemaphoreTest.assertNoChildWatchLeft(zk);
+  }
 
   @Test
   void ourNodes_haveCuratorsLayout() throws Exception {

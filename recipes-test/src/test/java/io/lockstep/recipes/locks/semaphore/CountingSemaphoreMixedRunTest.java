@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,6 +41,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(120)
 class CountingSemaphoreMixedRunTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  /** The extension checks data watches and ephemeral nodes; child watches are checked here. */
+  @AfterEach
+  void noChildWatchLeft() {
+    CountingSemaphoreTest.assertNoChildWatchLeft(zk);
+  }
 
   private static final int MAX = 3;
 

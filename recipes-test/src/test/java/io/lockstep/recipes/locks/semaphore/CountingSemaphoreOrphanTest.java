@@ -1,5 +1,7 @@
 package io.lockstep.recipes.locks.semaphore;
 
+import static io.lockstep.recipes.locks.semaphore.CountingSemaphoreTest.assertNoChildWatchLeft;
+import static io.lockstep.recipes.locks.semaphore.CountingSemaphoreTest.childWatches;
 import static io.lockstep.recipes.locks.semaphore.CountingSemaphoreTest.children;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -20,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -68,6 +71,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class CountingSemaphoreOrphanTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
+  /** The extension checks data watches and ephemeral nodes; child watches are checked here. */
+  @AfterEach
+  void noChildWatchLeft() {
+    CountingSemaphoreTest.assertNoChildWatchLeft(zk);
+  }
+
   /** The holder of the only lease, the client that reads the directories, and the path. */
   private CuratorFramework observer;
 
@@ -94,11 +103,43 @@ class CountingSemaphoreOrphanTest {
     return ahead;
   }
 
+  /** No data watch of the client's session is left, and no child watch of anyone. */
   private void assertNoWatchOf(CuratorFramework client) {
+    assertNoWatchOf(client, 0);
+  }
+
+  /**
+   * No data watch of the client's session is left, and only {@code others} child watches of other
+   * participants (a waiter ahead of it watches the leases); the server lists child watches by count
+   * only.
+   */
+  private void assertNoWatchOf(CuratorFramework client, long others) {
     long session = Sessions.id(client);
     await()
         .atMost(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(zk.stats().watchedPaths(session)).isEmpty());
+        .untilAsserted(
+            () -> {
+              assertThat(zk.stats().watchedPaths(session)).isEmpty();
+              assertThat(childWatches(zk)).isEqualTo(others);
+            });
+  }
+
+  @Test
+  void aWaitingLease_armsOneChildWatch_andCancellingRemovesItFromTheServer() throws Exception {
+    LockHold held = holdTheOnlyLease();
+    CompletableFuture<LockHold> waiting =
+        new CountingSemaphore(zk.newClient(), zk.path("sem"), 1)
+            .acquireAsync(Duration.ofSeconds(60))
+            .toCompletableFuture();
+    await().atMost(Duration.ofSeconds(5)).until(() -> locks() == 1 && leases() == 2);
+    // one on the leases (the lease waits for a change), one on the locks (the mutex's granting
+    // read, which tells its holder of the queue's next change at no cost)
+    await().atMost(Duration.ofSeconds(5)).until(() -> childWatches(zk) == 2);
+    assertThat(waiting.cancel(true)).isTrue();
+    assertNoChildWatchLeft(zk);
+    assertThat(leases()).isEqualTo(1);
+    held.close();
+    assertNoChildWatchLeft(zk);
   }
 
   @Test
@@ -113,6 +154,7 @@ class CountingSemaphoreOrphanTest {
     assertThat(locks()).isZero();
     assertNoWatchOf(client);
     held.close();
+    assertNoChildWatchLeft(zk);
   }
 
   @Test
@@ -124,7 +166,7 @@ class CountingSemaphoreOrphanTest {
         .isEmpty();
     assertThat(locks()).isEqualTo(1);
     assertThat(leases()).isEqualTo(2); // the holder's and the waiter's ahead
-    assertNoWatchOf(client);
+    assertNoWatchOf(client, 1); // the waiter ahead's lease watch
     held.close();
     ahead.get(10, TimeUnit.SECONDS).close();
   }
@@ -138,6 +180,7 @@ class CountingSemaphoreOrphanTest {
     assertThat(locks()).isZero();
     assertNoWatchOf(client);
     held.close();
+    assertNoChildWatchLeft(zk);
   }
 
   @Test
@@ -148,7 +191,7 @@ class CountingSemaphoreOrphanTest {
     interruptWhile(client, () -> locks() == 2);
     assertThat(locks()).isEqualTo(1);
     assertThat(leases()).isEqualTo(2);
-    assertNoWatchOf(client);
+    assertNoWatchOf(client, 1); // the waiter ahead's lease watch
     held.close();
     ahead.get(10, TimeUnit.SECONDS).close();
   }
@@ -186,7 +229,7 @@ class CountingSemaphoreOrphanTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> locks() == 2);
     assertThat(cancelled.cancel(true)).isTrue();
     await().atMost(Duration.ofSeconds(2)).until(() -> locks() == 1 && leases() == 2);
-    assertNoWatchOf(client);
+    assertNoWatchOf(client, 1); // the waiter ahead's lease watch
     held.close();
     ahead.get(10, TimeUnit.SECONDS).close();
   }
@@ -257,11 +300,13 @@ class CountingSemaphoreOrphanTest {
     assertThat(behind).isNotDone();
 
     held.close();
-    LockHold first = waiting.get(20, TimeUnit.SECONDS);
-    assertThat(behind).isNotDone();
-    assertThat(leases()).isEqualTo(2); // the holder's, and the one behind waiting its turn
+    // Whichever of the two took the mutex first is granted; the other waits its turn.
+    LockHold first = (LockHold) CompletableFuture.anyOf(waiting, behind).get(20, TimeUnit.SECONDS);
+    CompletableFuture<LockHold> second = waiting.getNow(null) == first ? behind : waiting;
+    await().atMost(Duration.ofSeconds(5)).until(() -> locks() == 1 && leases() == 2);
+    assertThat(second).isNotDone();
     first.close();
-    behind.get(20, TimeUnit.SECONDS).close();
+    second.get(20, TimeUnit.SECONDS).close();
   }
 
   @Test
@@ -279,6 +324,7 @@ class CountingSemaphoreOrphanTest {
         .hasCauseInstanceOf(LockException.class);
     await().atMost(Duration.ofSeconds(10)).until(() -> locks() == 0 && leases() == 1);
     held.close();
+    assertNoChildWatchLeft(zk);
   }
 
   @Test

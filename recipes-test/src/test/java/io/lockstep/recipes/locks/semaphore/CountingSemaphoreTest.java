@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -35,6 +36,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(60)
 class CountingSemaphoreTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  /** The extension checks data watches and ephemeral nodes; child watches are checked here. */
+  @AfterEach
+  void noChildWatchLeft() {
+    CountingSemaphoreTest.assertNoChildWatchLeft(zk);
+  }
 
   @Test
   void manyClients_neverHoldMoreThanMaxLeases_andAllOfThemGetTheirTurns() throws Exception {
@@ -277,6 +284,24 @@ class CountingSemaphoreTest {
     assertThat(semaphore.availablePermits()).isEqualTo(4);
     assertThat(semaphore.getParticipantNodes()).isEmpty();
     assertThat(client.checkExists().forPath(zk.path("sem"))).isNull();
+  }
+
+  /**
+   * The child watches on the server: {@code mntr}'s watch count less the data watches {@code wchp}
+   * lists ({@code wchp} and {@code wchc} list data watches only, so the extension's leak check
+   * cannot see a child watch left behind).
+   */
+  static long childWatches(ZooKeeperExtension zk) {
+    long all = zk.stats().monitor("zk_watch_count");
+    long data = zk.stats().watchesByPath().values().stream().mapToLong(List::size).sum();
+    return all - data;
+  }
+
+  /** Waits until no child watch is left on the server. */
+  static void assertNoChildWatchLeft(ZooKeeperExtension zk) {
+    await("no child watch left")
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(childWatches(zk)).isZero());
   }
 
   static int children(CuratorFramework client, String path) throws Exception {
