@@ -43,8 +43,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   <tr><td>fast-path create (one round trip, create + read sent together)</td>
  *       <td>{@link #fastPath_withZooKeeperDown_endsUnreachableWithinTheBudget} (zero and short
  *       budgets)</td><td>engine (WithdrawnAttemptTest)</td><td>engine (WithdrawnAttemptTest)</td>
- *       <td>engine (SessionExpiryTest: requeue)</td><td>engine (CreateRecoveryTest, lost create
- *       answers; LostCreateCleanupTest)</td><td>engine (ClientCloseTest)</td></tr>
+ *       <td>engine (SessionExpiryTest: requeue)</td><td>{@link CountingSemaphoreLostAnswerTest} (the
+ *       create's answer lost: the node is found by its protection id, granted or given back, never
+ *       duplicated; engine: LostCreateCleanupTest)</td><td>engine (ClientCloseTest)</td></tr>
  *   <tr><td>fast-path read (verdict "wait": withdrawn before any watch)</td>
  *       <td>{@code CountingSemaphoreTest.aZeroBudget_...}</td><td>engine</td><td>engine</td>
  *       <td>engine</td><td>engine</td><td>engine</td></tr>
