@@ -110,8 +110,10 @@ public final class CountingSemaphore {
   }
 
   /**
-   * Waits at most {@code timeout} for {@code qty} leases, all or none: the mutex is taken once for
-   * the leases that were not free at once.
+   * Waits at most {@code timeout} for {@code qty} leases, all or none. If they are not all free at
+   * once, the request gives back those it took, queues once for the mutex, and its holder takes all
+   * {@code qty}: a request never holds leases while it queues, so two requests for several leases
+   * never wait for each other's.
    *
    * @param qty how many leases, from 1 to {@code maxLeases}
    * @param timeout the budget

@@ -164,6 +164,48 @@ class CountingSemaphoreTest {
   }
 
   @Test
+  void twoRequestsForSeveralLeases_neverHoldSomeWhileQueueing_soBothAreGranted() throws Exception {
+    CuratorFramework observer = zk.newClient();
+    CountingSemaphore holder = new CountingSemaphore(zk.newClient(), zk.path("sem"), 3);
+    LockHold held = holder.acquire();
+    List<CompletableFuture<List<LockHold>>> requests = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      CountingSemaphore semaphore = new CountingSemaphore(zk.newClient(), zk.path("sem"), 3);
+      requests.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return semaphore.acquire(3, Duration.ofSeconds(20));
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              }));
+    }
+    // one waits holding the mutex (two leases granted, its third waiting beside the holder's),
+    // the other queues for the mutex holding no lease
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                children(observer, zk.path("sem/locks")) == 2
+                    && children(observer, zk.path("sem/leases")) == 4);
+    held.close();
+    List<LockHold> first =
+        (List<LockHold>)
+            CompletableFuture.anyOf(requests.toArray(CompletableFuture[]::new))
+                .get(10, TimeUnit.SECONDS);
+    assertThat(first).hasSize(3);
+    first.forEach(LockHold::close);
+    for (CompletableFuture<List<LockHold>> request : requests) {
+      List<LockHold> leases = request.get(10, TimeUnit.SECONDS);
+      assertThat(leases).hasSize(3);
+      if (leases != first) {
+        leases.forEach(LockHold::close);
+      }
+    }
+  }
+
+  @Test
   void asyncAcquire_completesWhenALeaseReturns_andCancellingItLeavesNothing() throws Exception {
     CuratorFramework client = zk.newClient();
     CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 1);

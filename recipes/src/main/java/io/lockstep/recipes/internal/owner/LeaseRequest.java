@@ -33,10 +33,12 @@ final class LeaseRequest {
    * directory; only the mutex holder waits there, as in Curator's protocol, so a waiting lease of
    * ours never sits beside a waiting Curator lease: neither would ever count few enough).
    *
-   * Repeatedly: FAST until qty granted or one says "wait"; then MUTEX once; then LEASE until qty
-   * granted; release the mutex; complete. The deadline (Waits.expire on the attempt in flight),
-   * a cancel, a failure or the mutex's loss can end any stage; exactly one ending wins, under
-   * `lock` (`ended`), and it gives back every lease granted so far and the mutex.
+   * Repeatedly: FAST until qty granted or one says "wait"; then give the fast leases back (a
+   * request never holds leases while it queues for the mutex, or two requests for several leases
+   * could each keep some and wait for the other's), MUTEX once, LEASE until qty granted; release
+   * the mutex; complete. The deadline (Waits.expire on the attempt in flight), a cancel, a failure
+   * or the mutex's loss end any stage; exactly one ending wins, under `lock` (`ended`), and gives
+   * back every lease granted so far and the mutex.
    *
    * The mutex lost while a lease waits (its session ended): the lease is withdrawn (or kept if it
    * was granted first) and the mutex taken again, so no lease of ours waits without it.
@@ -132,10 +134,7 @@ final class LeaseRequest {
     }
   }
 
-  /**
-   * A fast try reached its first verdict: granted, or "wait", when it is withdrawn at once (on the
-   * thread that decided, before its watch is armed) and the slow path begins.
-   */
+  /** A fast try's first verdict: granted, or "wait": withdrawn before its watch is armed. */
   private void fastDecided(Attempt attempt) {
     lock.lock();
     try {
@@ -156,6 +155,7 @@ final class LeaseRequest {
             CompletableFuture.completedFuture(leases.busy()));
         return;
       } else {
+        giveBackLeases(); // none held while queueing for the mutex: see the notes
         stage = Stage.MUTEX;
       }
     } finally {
@@ -220,10 +220,21 @@ final class LeaseRequest {
         fail(waiting.failure(), waiting);
         return;
       }
+      if (granted.size() < qty) {
+        giveBackLeases(); // none held while queueing for the mutex
+      }
     } finally {
       lock.unlock();
     }
     next();
+  }
+
+  @GuardedBy("lock")
+  private void giveBackLeases() { // the leases granted so far, when the request queues again
+    for (Attempt lease : granted) {
+      var unused = lease.releaseAsync();
+    }
+    granted.clear();
   }
 
   // ---- endings: exactly one wins, under the lock ----
@@ -305,11 +316,8 @@ final class LeaseRequest {
   }
 
   /**
-   * Cancels the request unless it ended first: withdraws the attempt in flight and gives back what
-   * was granted.
-   *
-   * @return completes once nothing is left (within the grace, while reachable); null if the request
-   *     had ended already
+   * Cancels the request unless it ended first (then returns null): withdraws the attempt in flight,
+   * gives back what was granted; completes once nothing is left (within the grace, if reachable).
    */
   CompletableFuture<Void> cancel() {
     Attempt inFlight;
@@ -347,10 +355,7 @@ final class LeaseRequest {
     }
   }
 
-  /**
-   * Gives back every lease granted so far and the mutex; {@code inFlight} is the cleanup of the
-   * attempt that was in flight.
-   */
+  /** Gives back every lease granted and the mutex; {@code inFlight}: the in-flight's cleanup. */
   @GuardedBy("lock")
   private CompletableFuture<Void> giveBack(CompletableFuture<Void> inFlight) {
     List<CompletableFuture<Void>> pending = new ArrayList<>();
