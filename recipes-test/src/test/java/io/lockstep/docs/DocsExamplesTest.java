@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.locks.CountingSemaphore;
 import io.lockstep.recipes.locks.LockDecision;
 import io.lockstep.recipes.locks.LockDriver;
 import io.lockstep.recipes.locks.LockException;
@@ -28,6 +29,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -50,6 +52,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Revoker;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
@@ -960,6 +963,17 @@ class DocsExamplesTest {
     counts.put(
         "InterProcessMultiLock(4)",
         cycle(c -> new InterProcessMultiLock(c, four), four.toArray(new String[0])));
+    counts.put(
+        "CountingSemaphore",
+        cycle(
+            c -> oneLease(new CountingSemaphore(c, "/locks/sem", 2)::acquire),
+            "/locks/sem/leases"));
+    counts.put(
+        "InterProcessSemaphoreV2",
+        cycle(
+            c -> oneLease(new InterProcessSemaphoreV2(c, "/locks/sem", 2)::acquire),
+            "/locks/sem/locks",
+            "/locks/sem/leases"));
 
     Map<String, Long> expected = new LinkedHashMap<>();
     expected.put("ReentrantMutex", 3L);
@@ -972,12 +986,43 @@ class DocsExamplesTest {
     expected.put("InterProcessReadWriteLock.readLock", 3L);
     expected.put("MultiMutex(4)", 3L);
     expected.put("InterProcessMultiLock(4)", 12L);
+    expected.put("CountingSemaphore", 3L);
+    expected.put("InterProcessSemaphoreV2", 7L);
     assertThat(counts).containsExactlyEntriesOf(expected);
   }
 
   /** A lock made on a fresh client, for one uncontended cycle. */
   private interface LockFactory {
     InterProcessLock make(CuratorFramework client);
+  }
+
+  /** A semaphore's one lease as a lock, for {@link #cycle}: taken by {@code take}, closed back. */
+  private static InterProcessLock oneLease(Callable<? extends AutoCloseable> take) {
+    return new InterProcessLock() {
+      private AutoCloseable lease;
+
+      @Override
+      public void acquire() throws Exception {
+        lease = take.call();
+      }
+
+      @Override
+      public boolean acquire(long time, TimeUnit unit) throws Exception {
+        acquire();
+        return true;
+      }
+
+      @Override
+      public void release() throws Exception {
+        lease.close();
+        lease = null;
+      }
+
+      @Override
+      public boolean isAcquiredInThisProcess() {
+        return lease != null;
+      }
+    };
   }
 
   /** Requests of one acquire and release, with the lock directories already in place. */

@@ -40,6 +40,7 @@ class ApiSurfaceTest {
   private static final Set<String> API =
       Set.of(
           "AcquireOutcome",
+          "CountingSemaphore",
           "FencedLock",
           "KeyedLocks",
           "LeaderElection",

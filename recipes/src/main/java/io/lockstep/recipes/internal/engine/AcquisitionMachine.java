@@ -115,7 +115,13 @@ final class AcquisitionMachine {
       Step next = phase.isWaiting() ? enqueuing.due() : null;
       return next == null ? Step.IGNORE : next;
     } else if (event instanceof StateEvent.QueueRead read) {
-      return phase == Phase.READING ? queueRead(read) : Step.IGNORE;
+      return phase == Phase.READING
+          ? judged(read.children(), read.connected(), read.zxid(), waiting.answered(), false)
+          : Step.IGNORE;
+    } else if (event instanceof StateEvent.QueueWatched watched) {
+      return phase == Phase.WAITING && waiting.isCurrentChildWatch(watched.generation())
+          ? judged(watched.children(), watched.connected(), watched.zxid(), false, true)
+          : Step.IGNORE;
     } else if (event instanceof StateEvent.FirstReadFailed) {
       return phase == Phase.READING ? firstRead() : Step.IGNORE;
     } else if (event instanceof StateEvent.ReadFailed failed) {
@@ -228,29 +234,35 @@ final class AcquisitionMachine {
 
   // ---- reading the queue and waiting ----
 
-  private Step queueRead(StateEvent.QueueRead read) {
+  /**
+   * Judges a read: hold, watch, or requeue. {@code watched}: it left a child watch for a holder;
+   * {@code armed}: it armed our child watch on a lease directory ({@link StateEvent.QueueWatched}).
+   */
+  private Step judged(
+      List<List<String>> children, boolean connected, long zxid, boolean watched, boolean armed) {
     QueueJudge.Verdict verdict;
     try {
-      verdict = QueueJudge.judge(slots, nodes, read.children());
+      verdict = QueueJudge.judge(slots, nodes, children);
     } catch (RuntimeException driverFailure) {
       return fail(driverFailure);
     }
     if (verdict.nodesMissing()) {
       return requeue("our lock node disappeared while waiting");
     }
-    boolean watched = waiting.answered();
-    decidedAt = Math.max(decidedAt, read.zxid());
+    decidedAt = Math.max(decidedAt, zxid);
     if (verdict.holds()) {
       // Alone, and told of the next enqueue by the read's child watch; without it, never alone.
-      grantedAlone = watched && read.children().stream().allMatch(names -> names.size() == 1);
-      if (revocable) {
-        return confirm();
-      }
+      grantedAlone = watched && children.stream().allMatch(names -> names.size() == 1);
       // Without the read's child watch, the hold watches its own node after its grace.
-      return grant(false, read.connected(), false, watched);
+      return revocable ? confirm() : grant(false, connected, false, watched);
     }
     phase = Phase.WAITING;
-    return waiting.watch(epoch(), verdict.watchPath(), verdict.watchIsHead());
+    if (armed) {
+      return Step.IGNORE; // the armed watch brings any change after this read
+    }
+    return verdict.watchChildren()
+        ? waiting.watchChildren(epoch(), verdict.watchPath())
+        : waiting.watch(epoch(), verdict.watchPath(), verdict.watchIsHead());
   }
 
   private Step readFailed(Throwable failure) {
@@ -263,13 +275,14 @@ final class AcquisitionMachine {
     if (phase != Phase.WAITING || !waiting.fired(changed.generation())) {
       return Step.IGNORE;
     }
+    if (waiting.watchesChildren()) {
+      return waiting.watchChildren(epoch(), slots.get(0).path()); // one read arms the next watch
+    }
     if (changed.deleted()
         && changed.zxid() > 0
         && (waiting.watchedHead() || (changed.localHolderLeft() && appendOnly))) {
-      // We were next after the head of an append-only queue: nothing can sort ahead of us now.
-      // Only a revocable lock reads (and watches) its node first; any other hold finds a node
-      // deleted meanwhile by the read that ends its grace. Without the deletion's zxid (a server
-      // before 3.9, or a node gone before our watch was set) the read below says when.
+      // Next after the head of an append-only queue: nothing can sort ahead of us now (see
+      // docs/design.md, "Taking over from the head"). Without the deletion's zxid, read.
       decidedAt = Math.max(decidedAt, changed.zxid());
       return revocable ? confirm() : grant(false, changed.connected(), false, false);
     }
@@ -321,10 +334,7 @@ final class AcquisitionMachine {
     return enqueuing.epoch();
   }
 
-  /**
-   * A revocable lock reads and watches its node before the grant (Curator's protocol: a revocation
-   * asked for while it waited is heard at once); other holds watch theirs after their grace.
-   */
+  /** A revocable lock reads and watches its node before the grant, as Curator's does. */
   private Step confirm() {
     phase = Phase.CONFIRMING;
     return new Step.ReadOwnNode(epoch(), nodes.get(0), Step.Purpose.CONFIRM, true);
@@ -371,10 +381,7 @@ final class AcquisitionMachine {
     return endFailed(LockFailures.of(description, failure));
   }
 
-  /**
-   * Ends a waiting attempt that failed. An unanswered create stays marked: its answer brings the
-   * {@link Step.Tidy} that the cleanup waits for.
-   */
+  /** Ends a waiting attempt that failed; an unanswered create's answer brings a Tidy. */
   private Step endFailed(RuntimeException failure) {
     Cleanup cleanup = leftovers();
     phase = Phase.FAILED;

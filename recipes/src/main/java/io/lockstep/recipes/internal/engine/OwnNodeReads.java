@@ -43,7 +43,8 @@ final class OwnNodeReads {
     this.description = description;
     this.queueWatcher =
         event -> {
-          if (event.getType() == EventType.NodeChildrenChanged) {
+          if (event.getType() == EventType.NodeChildrenChanged
+              || event.getType() == EventType.ChildWatchRemoved) { // a lease waiter's removal
             events.accept(new StateEvent.QueueChanged());
           }
         };

@@ -4,6 +4,7 @@ import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.Scheduler;
 import io.lockstep.recipes.internal.zk.ZkRequests;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -14,9 +15,12 @@ import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 
 /**
- * A getData watch on the node we wait for: armed, counted in the {@link WatchRegistry} until it
- * fires or is withdrawn, and removed from the server on withdrawal when no other waiter of the
- * session relies on it, even if the withdrawal overtakes the answer that arms it.
+ * A getData watch on the node we wait for, or a getChildren watch on the directory a lease waits
+ * on: armed, counted in the {@link WatchRegistry} until it fires or is withdrawn, and removed from
+ * the server on withdrawal when no other waiter of the session relies on it, even if the withdrawal
+ * overtakes the answer that arms it. A child watch's answer (the children) is judged by the state
+ * ({@link StateEvent.QueueWatched}); its firing, on any change of the children, comes back as a
+ * {@link StateEvent.PredecessorChanged} like a data watch's.
  */
 final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private static final boolean EVENT_ZXID = hasEventZxid();
@@ -32,6 +36,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   private final int epoch;
   private final int generation;
   private final String path;
+  private final boolean children; // a child watch on a directory, not a data watch on a node
   private final WatchRegistry.Key key;
   private final Acquisition ahead; // the acquisition of this process the node belongs to, if any
   private final AtomicBoolean ended = new AtomicBoolean();
@@ -47,8 +52,9 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
     this.epoch = step.epoch();
     this.generation = step.generation();
     this.path = step.path();
-    this.key = new WatchRegistry.Key(zk.currentSessionId(), zk.toZk(path));
-    this.ahead = engine.localQueues().ownerOf(key.zkPath());
+    this.children = step.children();
+    this.key = new WatchRegistry.Key(zk.currentSessionId(), zk.toZk(path), children);
+    this.ahead = children ? null : engine.localQueues().ownerOf(key.zkPath());
   }
 
   /** Arms the watch the step asks for, unless the attempt moved on meanwhile. */
@@ -68,6 +74,10 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
   }
 
   private void send() {
+    if (children) {
+      sendChildren();
+      return;
+    }
     Callbacks.when(
         zk.getData(path, this),
         (data, failure) -> {
@@ -83,6 +93,26 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
           } else {
             events.accept(new StateEvent.ReadFailed(epoch, failure));
           }
+        });
+  }
+
+  /** getChildren with this watch; the answer goes to the state to be judged. */
+  private void sendChildren() {
+    Callbacks.when(
+        zk.children(List.of(path), this),
+        (read, failure) -> {
+          if (failure == null) {
+            if ((progress.getAndUpdate(p -> p | ANSWERED) & WITHDRAWN) != 0 && removeWhenAnswered) {
+              removeFromServer(FIRST_REMOVAL_RETRY_MILLIS); // withdrawn before it was armed
+              return;
+            }
+            events.accept(
+                new StateEvent.QueueWatched(
+                    epoch, generation, read.lists(), zk.isConnected(), read.decidedAtZxid()));
+            return;
+          }
+          end();
+          events.accept(new StateEvent.ReadFailed(epoch, failure));
         });
   }
 
@@ -111,7 +141,7 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
       return;
     }
     end();
-    if (event.getType() == EventType.NodeDeleted) {
+    if (event.getType() == EventType.NodeDeleted && !children) {
       gone(zxidOf(event));
     } else {
       events.accept(
@@ -154,7 +184,9 @@ final class PredecessorWatch implements Watcher, Step.ArmedWatch {
       return;
     }
     Callbacks.when(
-        zk.removeDataWatches(path, key.sessionId()),
+        children
+            ? zk.removeChildWatches(path, key.sessionId())
+            : zk.removeDataWatches(path, key.sessionId()),
         (settled, failure) -> {
           if (failure == null && !settled) {
             long next = Math.min(retryMillis * 2, MAX_REMOVAL_RETRY_MILLIS);

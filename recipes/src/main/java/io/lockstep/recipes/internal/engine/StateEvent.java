@@ -67,6 +67,17 @@ sealed interface StateEvent {
   record QueueRead(int epoch, List<List<String>> children, boolean connected, long zxid)
       implements Stamped {}
 
+  /**
+   * The getChildren that armed our child watch on the directory we wait on (watch {@code
+   * generation}, a lease) was answered: judged like a {@link QueueRead}. Still waiting, we wait for
+   * that watch: a change between the previous read and this one is in this answer, so none is
+   * missed. Granted, the watch fires at the directory's next change (our own delete at the latest),
+   * and the hold watches its node after its grace like any grant without a child watch.
+   */
+  record QueueWatched(
+      int epoch, int generation, List<List<String>> children, boolean connected, long zxid)
+      implements Stamped {}
+
   /** The read sent right behind the create failed (it is not retried): read again if needed. */
   record FirstReadFailed(int epoch) implements Stamped {}
 

@@ -33,8 +33,17 @@ sealed interface Step {
    */
   record ReadQueue(int epoch, boolean watchQueue) implements Step {}
 
-  /** Watch {@code path}, the node we wait for; {@code generation} names this watch. */
-  record Watch(int epoch, int generation, String path) implements Step {}
+  /**
+   * Watch {@code path}, the node we wait for, with getData; or with {@code children} the directory
+   * whose children we wait to change, with getChildren, whose answer is judged like a read ({@link
+   * StateEvent.QueueWatched}). {@code generation} names this watch.
+   */
+  record Watch(int epoch, int generation, String path, boolean children) implements Step {
+    /** A data watch on the node we wait for. */
+    Watch(int epoch, int generation, String path) {
+      this(epoch, generation, path, false);
+    }
+  }
 
   /**
    * Read our own node; {@code watch}: leave a data watch on it, which tells of its deletion (and of

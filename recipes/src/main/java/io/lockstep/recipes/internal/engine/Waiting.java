@@ -13,6 +13,7 @@ final class Waiting {
   private int generation; // names the latest predecessor watch asked for
   private boolean watchIsHead; // the watched node is the head of an append-only queue
   private boolean readWatched; // the read in flight leaves a child watch
+  private boolean childWatch; // the latest watch asked for is a child watch on a directory
 
   /** A read of the queue; only the first of an attempt may leave a child watch. */
   Step.ReadQueue read(int epoch, boolean watchQueue) {
@@ -36,7 +37,29 @@ final class Waiting {
   Step.Watch watch(int epoch, String path, boolean head) {
     readWatched = false;
     watchIsHead = head;
+    childWatch = false;
     return new Step.Watch(epoch, ++generation, path);
+  }
+
+  /**
+   * Wait for a change of the children of {@code directory}, a new generation: a getChildren that
+   * leaves a child watch, and whose answer is judged ({@link StateEvent.QueueWatched}).
+   */
+  Step.Watch watchChildren(int epoch, String directory) {
+    readWatched = false;
+    watchIsHead = false;
+    childWatch = true;
+    return new Step.Watch(epoch, ++generation, directory, true);
+  }
+
+  /** Whether {@code answeredGeneration} is the latest watch asked for, and a child watch. */
+  boolean isCurrentChildWatch(int answeredGeneration) {
+    return childWatch && answeredGeneration == generation;
+  }
+
+  /** Whether the latest watch asked for is a child watch (its firing arms the next one). */
+  boolean watchesChildren() {
+    return childWatch;
   }
 
   /** Records the armed watch of {@code armedGeneration}; false if it is no longer wanted. */

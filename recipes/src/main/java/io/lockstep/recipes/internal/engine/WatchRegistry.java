@@ -4,9 +4,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * Counts the engine's armed data watches per session and path, so that a withdrawn waiter removes
- * the server's watch only when no other waiter of the same session still relies on it. One per
- * client, in its {@link LockEngine}.
+ * Counts the engine's armed data and child watches per session, path and kind, so that a withdrawn
+ * waiter removes the server's watch only when no other waiter of the same session still relies on
+ * it. One per client, in its {@link LockEngine}.
  *
  * <p>ZooKeeper keeps one server watch per session and path however many client watchers share it,
  * and removing one client watcher leaves the server watch in place; only removing all of them drops
@@ -15,7 +15,12 @@ import java.util.concurrent.ConcurrentMap;
 final class WatchRegistry {
   private final ConcurrentMap<Key, Integer> armed = new ConcurrentHashMap<>();
 
-  record Key(long sessionId, String zkPath) {}
+  /** A session's watch on a path: a data watch, or with {@code children} a child watch. */
+  record Key(long sessionId, String zkPath, boolean children) {
+    Key(long sessionId, String zkPath) {
+      this(sessionId, zkPath, false);
+    }
+  }
 
   /** Records one more armed watch. */
   void arm(Key key) {

@@ -89,6 +89,11 @@ public final class Handles {
     return result;
   }
 
+  /** Hands out a hold for an attempt granted elsewhere: a lease of a counting semaphore. */
+  LockHold adopt(Attempt granted) {
+    return register(granted);
+  }
+
   /** Whether a handle of this lock object holds the lock. */
   boolean any() {
     return !live.isEmpty();

@@ -11,10 +11,20 @@ import org.apache.curator.utils.ZKPaths;
 public final class QueueJudge {
   private QueueJudge() {}
 
-  /** What one reading of the queues means for us. */
-  public record Verdict(boolean nodesMissing, String watchPath, boolean watchIsHead) {
+  /**
+   * What one reading of the queues means for us: our nodes are missing, we hold, or we wait for
+   * {@code watchPath}: a node's change (a data watch), or with {@code watchChildren} a change of
+   * the children of that directory (a child watch, for a lease).
+   */
+  public record Verdict(
+      boolean nodesMissing, String watchPath, boolean watchIsHead, boolean watchChildren) {
     static final Verdict HOLD = new Verdict(false, null, false);
     static final Verdict MISSING = new Verdict(true, null, false);
+
+    /** A verdict that waits for a node, or holds, or is missing. */
+    public Verdict(boolean nodesMissing, String watchPath, boolean watchIsHead) {
+      this(nodesMissing, watchPath, watchIsHead, false);
+    }
 
     public boolean holds() {
       return !nodesMissing && watchPath == null;
@@ -36,6 +46,13 @@ public final class QueueJudge {
       Slot slot = slots.get(i);
       String ours = ZKPaths.getNodeFromPath(ourNodes.get(i));
       List<String> names = children.get(i);
+      if (slot.driver() instanceof LeaseDriver leases) {
+        Verdict verdict = scanLeases(slot, leases.maxLeases(), ours, names);
+        if (verdict != Verdict.HOLD) {
+          return verdict;
+        }
+        continue;
+      }
       if (slot.driver() == MutexDriver.INSTANCE) {
         Verdict verdict = scanMutex(slot, ours, names, slots.size() == 1);
         if (verdict != Verdict.HOLD) {
@@ -122,5 +139,31 @@ public final class QueueJudge {
     // Next after the head, and nothing can sort before us later (new mutex nodes sort last): the
     // head's deletion hands the lock to us without another read of the queue.
     return new Verdict(false, ZKPaths.makePath(slot.path(), predecessor), single && ahead == 1);
+  }
+
+  /**
+   * A lease in one pass: granted when fewer than {@code maxLeases} lease nodes sort before ours (by
+   * sequence number); otherwise wait for a change of the directory's children. Children that are no
+   * lock nodes hold no lease and are not counted (Curator's count includes them, which only makes
+   * Curator's waiters more careful).
+   */
+  private static Verdict scanLeases(Slot slot, int maxLeases, String ours, List<String> names) {
+    String lockName = slot.driver().lockName();
+    int ourStart = QueueOrder.keyStart(ours, lockName);
+    boolean found = false;
+    int ahead = 0;
+    for (String name : names) {
+      if (name.equals(ours)) {
+        found = true;
+      } else if (NodeNames.isLockNode(name)
+          && QueueOrder.compareByKey(name, QueueOrder.keyStart(name, lockName), ours, ourStart)
+              < 0) {
+        ahead++;
+      }
+    }
+    if (!found) {
+      return Verdict.MISSING;
+    }
+    return ahead < maxLeases ? Verdict.HOLD : new Verdict(false, slot.path(), false, true);
   }
 }

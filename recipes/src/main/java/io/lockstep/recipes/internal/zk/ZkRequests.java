@@ -212,6 +212,20 @@ public final class ZkRequests {
    *     or client is gone), or false if the connection failed and the watch may still be there
    */
   public CompletableFuture<Boolean> removeDataWatches(String path, long sessionId) {
+    return removeWatches(path, sessionId, Watcher.WatcherType.Data);
+  }
+
+  /**
+   * As {@link #removeDataWatches}, for this session's child watches on {@code path} (a lease
+   * waiter's): every child watcher of the session on it is told with a {@code ChildWatchRemoved}
+   * event (Curator's semaphore then reads again; a Lockstep holder then watches its own node).
+   */
+  public CompletableFuture<Boolean> removeChildWatches(String path, long sessionId) {
+    return removeWatches(path, sessionId, Watcher.WatcherType.Children);
+  }
+
+  private CompletableFuture<Boolean> removeWatches(
+      String path, long sessionId, Watcher.WatcherType type) {
     CompletableFuture<Boolean> result = new CompletableFuture<>();
     try {
       ZooKeeper zk = handle();
@@ -221,7 +235,7 @@ public final class ZkRequests {
       }
       zk.removeAllWatches(
           toZk(path),
-          Watcher.WatcherType.Data,
+          type,
           false,
           (rc, p, ctx) -> {
             log.trace("Removed watches on {}: {}", path, Code.get(rc));

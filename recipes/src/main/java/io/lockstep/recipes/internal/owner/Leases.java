@@ -1,0 +1,257 @@
+package io.lockstep.recipes.internal.owner;
+
+import io.lockstep.recipes.internal.engine.Acquisition;
+import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.Awaits;
+import io.lockstep.recipes.internal.engine.LockEngine;
+import io.lockstep.recipes.internal.engine.LockFailures;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.queue.LeaseDriver;
+import io.lockstep.recipes.internal.queue.NodeNames;
+import io.lockstep.recipes.internal.queue.Slot;
+import io.lockstep.recipes.internal.zk.Callbacks;
+import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.internal.zk.Scheduler;
+import io.lockstep.recipes.locks.LockDriver;
+import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockHold;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The leases of one counting semaphore object, in Curator's {@code InterProcessSemaphoreV2} layout:
+ * lease nodes in {@code <path>/leases}, and the mutex that serializes waiters in {@code
+ * <path>/locks}. Each lease is a {@link LockHold} of its own. A request runs on the engine's
+ * callbacks ({@link LeaseRequest}); the blocking forms wait on its future, never on a monitor.
+ */
+public final class Leases {
+  private final CuratorFramework client;
+  private final String path;
+  private final int maxLeases;
+  private final LockSettings leaseSettings;
+  private final LockSettings mutexSettings;
+  private final Slot leaseSlot;
+  private final Slot mutexSlot;
+  private final Handles handles;
+
+  /**
+   * @param path the semaphore's path, checked by the caller
+   * @param maxLeases at least 1, checked by the caller
+   */
+  public Leases(CuratorFramework client, String path, int maxLeases) {
+    this.client = client;
+    this.path = path;
+    this.maxLeases = maxLeases;
+    this.leaseSettings = LockSettings.of(client, path, "CountingSemaphore");
+    String leasesPath = ZKPaths.makePath(path, "leases");
+    String locksPath = ZKPaths.makePath(path, "locks");
+    this.mutexSettings = LockSettings.unobserved(LockEngine.of(client), client, locksPath);
+    this.leaseSlot = Slot.of(leasesPath, new LeaseDriver(maxLeases), null);
+    this.mutexSlot = Slot.of(locksPath, LockDriver.mutex(), null);
+    AttemptFactory attempts = AttemptFactory.plain(leaseSettings);
+    this.handles = new Handles(attempts, () -> List.of(leaseSlot), null);
+  }
+
+  /**
+   * Waits for {@code qty} leases.
+   *
+   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
+   * @return the leases, or an empty list if the budget ran out (nothing is left behind)
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   */
+  public List<LockHold> acquire(int qty, long timeoutNanos) throws InterruptedException {
+    long start = System.nanoTime();
+    LeaseRequest request = LeaseRequest.start(this, qty, timeoutNanos, start);
+    CompletableFuture<List<Attempt>> done = request.done();
+    try {
+      if (timeoutNanos < 0 || timeoutNanos == Long.MAX_VALUE) {
+        return holds(done.get());
+      }
+      // The request's own timer ends it within the grace; this bound only guards a late timer.
+      long bound = Waits.remaining(timeoutNanos, start) + 2 * Waits.GRACE_NANOS;
+      return holds(done.get(bound, TimeUnit.NANOSECONDS));
+    } catch (TimeoutException lateTimer) {
+      CompletableFuture<Void> cleanup = request.cancel();
+      List<LockHold> won = cleanup == null ? holdsIfGranted(done) : null;
+      return won == null ? List.of() : won;
+    } catch (InterruptedException e) {
+      CompletableFuture<Void> cleanup = request.cancel();
+      if (cleanup == null) {
+        List<LockHold> won = holdsIfGranted(done); // ended first: a grant is kept
+        if (won != null) {
+          Thread.currentThread().interrupt();
+          return won;
+        }
+      } else {
+        Awaits.quietly(cleanup, 2 * Waits.GRACE_NANOS);
+      }
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = Retries.unwrap(e.getCause());
+      if (cause instanceof TimeoutException) {
+        return List.of();
+      }
+      throw cause instanceof RuntimeException runtime
+          ? runtime
+          : new LockException("Semaphore " + path + ": " + cause, cause);
+    }
+  }
+
+  /**
+   * One lease, asynchronously: no thread waits. The stage completes on {@code executor}; cancelling
+   * it withdraws the request, and a lease granted meanwhile is returned.
+   *
+   * @param timeoutNanos the budget, or a negative value for none
+   */
+  public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
+    long start = System.nanoTime();
+    LeaseRequest request = LeaseRequest.start(this, 1, timeoutNanos, start);
+    CompletableFuture<LockHold> result = new CompletableFuture<>();
+    Callbacks.when(
+        request.done(),
+        (attempts, failure) -> {
+          Runnable completion =
+              () -> {
+                if (failure == null) {
+                  LockHold hold = holds(attempts).get(0);
+                  if (!result.complete(hold)) {
+                    ((Handle) hold).abandon(); // cancelled meanwhile: never leak the lease
+                  }
+                } else if (!(Retries.unwrap(failure) instanceof CancellationException)) {
+                  result.completeExceptionally(Retries.unwrap(failure));
+                }
+              };
+          try {
+            executor.execute(completion);
+          } catch (RejectedExecutionException rejected) {
+            scheduler()
+                .execute(
+                    () -> {
+                      result.completeExceptionally(rejected);
+                      completion.run();
+                    });
+          }
+        });
+    var unused =
+        result.whenComplete(
+            (hold, failure) -> {
+              if (result.isCancelled()) {
+                var unusedCleanup = request.cancel();
+              }
+            });
+    return result;
+  }
+
+  /**
+   * The leases free now, read from the server: {@code maxLeases} less the lease nodes, at least 0.
+   */
+  public int availablePermits() {
+    return Math.max(0, maxLeases - participantNodes().size());
+  }
+
+  /** The names of the lease nodes in the leases directory, read from the server. */
+  public List<String> participantNodes() {
+    try {
+      List<String> children = client.getChildren().forPath(leaseSlot.path());
+      List<String> leases = new ArrayList<>(children.size());
+      for (String child : children) {
+        if (NodeNames.isLockNode(child)) {
+          leases.add(child);
+        }
+      }
+      return List.copyOf(leases);
+    } catch (KeeperException.NoNodeException none) {
+      return List.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LockException("Semaphore " + path + ": interrupted reading the leases", e);
+    } catch (Exception e) {
+      throw LockFailures.of(path, e);
+    }
+  }
+
+  /** Runs {@code command} on the engine's scheduler: where asynchronous stages complete. */
+  public void execute(Runnable command) {
+    scheduler().execute(command);
+  }
+
+  // ---- for LeaseRequest ----
+
+  Attempt startLease() {
+    return Acquisition.start(leaseSettings, List.of(leaseSlot), null, null);
+  }
+
+  Attempt startMutex(Acquisition.PlaceHooks hooks) {
+    return Acquisition.start(mutexSettings, List.of(mutexSlot), null, hooks);
+  }
+
+  String description() {
+    return path;
+  }
+
+  Scheduler scheduler() {
+    return leaseSettings.scheduler();
+  }
+
+  CompletableFuture<Void> unreachable() {
+    return leaseSettings.unreachable();
+  }
+
+  long connectionTimeoutNanos() {
+    return leaseSettings.connectionTimeoutNanos();
+  }
+
+  /** Why a request ran out of budget: no lease was free in time. */
+  TimeoutException busy() {
+    return new TimeoutException("Semaphore " + path + ": no lease was free within the budget");
+  }
+
+  /**
+   * The failure of an attempt that ended failed ({@code known}, if already known): its state may
+   * say FAILED before its future does, so the future is what is waited for.
+   */
+  CompletableFuture<Throwable> failureOf(Throwable known, Attempt failed) {
+    if (known != null) {
+      return CompletableFuture.completedFuture(Retries.unwrap(known));
+    }
+    return failed
+        .grantedFuture()
+        .handle(
+            (v, f) ->
+                f != null
+                    ? Retries.unwrap(f)
+                    : new LockException("Semaphore " + path + ": failed", null));
+  }
+
+  private List<LockHold> holds(List<Attempt> granted) {
+    List<LockHold> holds = new ArrayList<>(granted.size());
+    for (Attempt attempt : granted) {
+      holds.add(handles.adopt(attempt));
+    }
+    return List.copyOf(holds);
+  }
+
+  /** The holds of a request that ended on its own while we cancelled, or null if it failed. */
+  private List<LockHold> holdsIfGranted(CompletableFuture<List<Attempt>> done) {
+    try {
+      return holds(done.get(4 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } catch (ExecutionException | TimeoutException e) {
+      return null;
+    }
+  }
+}

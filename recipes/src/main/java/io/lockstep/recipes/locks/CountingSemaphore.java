@@ -1,0 +1,196 @@
+package io.lockstep.recipes.locks;
+
+import io.lockstep.recipes.internal.owner.Leases;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * A counting semaphore across processes, on ZooKeeper: at most {@code maxLeases} leases are held at
+ * once. The replacement for Curator's {@code InterProcessSemaphoreV2}, on the same nodes, so that
+ * Curator's and Lockstep's semaphores on one path share the leases during a rolling upgrade.
+ *
+ * <p><b>Held and owned.</b> Each lease is a {@link LockHold}, owned by whoever has the handle, not
+ * by a thread: any thread may use and close it. A lease is held from the moment it is handed out
+ * until {@link LockHold#close()}; it has its own state, fencing token and ownership checks, and is
+ * reported {@link LockState#LOST} on its own if its node or session goes. Leases are not reentrant:
+ * every acquire takes one more.
+ *
+ * <p><b>Order.</b> Lease nodes are {@code <path>/leases/_c_<uuid>-lease-<seq>}. A lease is granted
+ * when fewer than {@code maxLeases} lease nodes have a smaller sequence number. A request first
+ * tries without waiting (one create and one read, sent together); if no lease is free it queues for
+ * the mutex {@code <path>/locks} (Curator's {@code InterProcessMutex} layout), and only the mutex
+ * holder waits for a lease, as in Curator's protocol: waiters are served in the order they took the
+ * mutex, and a request that finds a lease free takes it without queueing.
+ *
+ * <pre>{@code
+ * import io.lockstep.recipes.locks.CountingSemaphore;
+ * import io.lockstep.recipes.locks.LockHold;
+ * import java.time.Duration;
+ * import java.util.Optional;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
+ * CountingSemaphore exports = new CountingSemaphore(client, "/semaphores/exports", 4);
+ * Optional<LockHold> lease = exports.tryAcquire(Duration.ofSeconds(5));
+ * if (lease.isPresent()) {
+ *   try (LockHold hold = lease.get()) {
+ *     store.write("export-17", "running", hold.fencingToken()); // at most 4 at once, anywhere
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p><b>Failures.</b> A timed request that runs out of budget returns empty (an asynchronous one
+ * fails with {@link java.util.concurrent.TimeoutException}); one that cannot reach ZooKeeper when
+ * its budget runs out throws {@link LockUnreachableException}, within the budget plus 200 ms; an
+ * interrupt throws {@link InterruptedException}; ZooKeeper failures throw {@link LockException}.
+ * None of them leaves a lease node, a mutex node or a watch behind. A session that ends takes its
+ * leases with it: their holds go {@link LockState#LOST}.
+ *
+ * <p><b>Limits.</b> A lease is not a JVM permit: a paused holder can outlive its session, and then
+ * more than {@code maxLeases} processes may believe they hold one. Fence the writes that matter
+ * (see {@link FencedLock}). Every participant of a path must use the same {@code maxLeases}.
+ */
+public final class CountingSemaphore {
+  private final Leases leases;
+  private final String path;
+  private final int maxLeases;
+
+  /**
+   * Creates a semaphore on {@code path}. Nothing is sent to ZooKeeper until the first acquire.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the semaphore's path (Curator's {@code InterProcessSemaphoreV2} path)
+   * @param maxLeases how many leases may be held at once, at least 1
+   * @throws NullPointerException if {@code client} or {@code path} is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path, or
+   *     {@code maxLeases} is below 1
+   */
+  public CountingSemaphore(CuratorFramework client, String path, int maxLeases) {
+    Arguments.client(client);
+    Arguments.path(path, "path");
+    if (maxLeases < 1) {
+      throw new IllegalArgumentException("maxLeases must be at least 1: " + maxLeases);
+    }
+    this.leases = new Leases(client, path, maxLeases);
+    this.path = path;
+    this.maxLeases = maxLeases;
+  }
+
+  /**
+   * Waits as long as it takes for a lease.
+   *
+   * @return the lease; close it to give it back
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public LockHold acquire() throws InterruptedException {
+    return leases.acquire(1, -1).get(0);
+  }
+
+  /**
+   * Waits at most {@code timeout} for a lease; a zero timeout takes a free lease without waiting.
+   *
+   * @param timeout the budget
+   * @return the lease, or empty if none was free within the budget
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public Optional<LockHold> tryAcquire(Duration timeout) throws InterruptedException {
+    List<LockHold> got = leases.acquire(1, Arguments.timeoutNanos(timeout, "timeout"));
+    return got.isEmpty() ? Optional.empty() : Optional.of(got.get(0));
+  }
+
+  /**
+   * Waits at most {@code timeout} for {@code qty} leases, all or none. If they are not all free at
+   * once, the request gives back those it took, queues once for the mutex, and its holder takes all
+   * {@code qty}: a request never holds leases while it queues, so two requests for several leases
+   * never wait for each other's.
+   *
+   * @param qty how many leases, from 1 to {@code maxLeases}
+   * @param timeout the budget
+   * @return {@code qty} leases, or an empty list if the budget ran out (every lease granted by then
+   *     was given back)
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code qty} is out of range or {@code timeout} negative
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public List<LockHold> acquire(int qty, Duration timeout) throws InterruptedException {
+    if (qty < 1 || qty > maxLeases) {
+      throw new IllegalArgumentException(
+          "qty must be from 1 to maxLeases (" + maxLeases + "): " + qty);
+    }
+    return leases.acquire(qty, Arguments.timeoutNanos(timeout, "timeout"));
+  }
+
+  /**
+   * Asks for a lease without waiting for it: no thread is parked while it waits. The stage
+   * completes on Lockstep's scheduler threads, never on ZooKeeper's event thread.
+   *
+   * @param timeout the budget
+   * @return completes with the lease; fails with {@link java.util.concurrent.TimeoutException} when
+   *     the budget runs out, {@link LockUnreachableException} or {@link LockException}. Cancelling
+   *     it withdraws the request and leaves nothing behind (a lease granted meanwhile is returned).
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
+  public CompletionStage<LockHold> acquireAsync(Duration timeout) {
+    long nanos = Arguments.timeoutNanos(timeout, "timeout");
+    return leases.acquireAsync(nanos, command -> leases.execute(command));
+  }
+
+  /**
+   * The leases free now, read from the server: {@code maxLeases} less the lease nodes (held, or
+   * waiting for a moment), never below 0. One request.
+   *
+   * @return the free leases
+   * @throws LockException if ZooKeeper could not be read
+   */
+  public int availablePermits() {
+    return leases.availablePermits();
+  }
+
+  /**
+   * The names of the lease nodes, read from the server, as Curator's {@code getParticipantNodes}.
+   *
+   * @return the node names, in no particular order
+   * @throws LockException if ZooKeeper could not be read
+   */
+  public List<String> getParticipantNodes() {
+    return leases.participantNodes();
+  }
+
+  /**
+   * How many leases may be held at once.
+   *
+   * @return {@code maxLeases}
+   */
+  public int maxLeases() {
+    return maxLeases;
+  }
+
+  /**
+   * The semaphore's path.
+   *
+   * @return the path given at construction
+   */
+  public String path() {
+    return path;
+  }
+
+  @Override
+  public String toString() {
+    return "CountingSemaphore[" + path + ", " + maxLeases + "]";
+  }
+}
