@@ -32,6 +32,13 @@ import org.apache.curator.utils.CloseableUtils;
  * LeaderLatchListener#isLeader()} runs. A number of handoffs are run first and not counted (every
  * participant is queued by then); the server's counters are settled before and after the counted
  * ones, so the requests and watch events per handoff are exact and include the requeue.
+ *
+ * <p><b>Command</b> (from the repository root; {@code --update} replaces the section's block of
+ * {@code docs/benchmarks.md} and nothing else):
+ *
+ * <pre>
+ * mvn -B -Pbench verify -DskipTests -Dbench.args="--full --only semaphore-election --update"
+ * </pre>
  */
 final class ElectionScenario {
   private static final Duration HANDOFF_TIMEOUT = Duration.ofSeconds(30);

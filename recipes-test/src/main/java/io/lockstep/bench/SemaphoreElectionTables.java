@@ -149,6 +149,11 @@ final class SemaphoreElectionTables {
         results.semaphore(Library.LOCKSTEP, SemaphoreScenario.Load.UNCONTENDED);
     rate(table, "cycles/s", curatorRate, lockstepRate);
     latency(table, "cycle p50 / p99 (ms)", curatorRate, lockstepRate);
+    table.row(
+        "watch events per acquire + return",
+        decimals(curatorRate, SemaphoreScenario.Point::watchesPerLease),
+        decimals(lockstepRate, SemaphoreScenario.Point::watchesPerLease),
+        ratio(curatorRate, lockstepRate, SemaphoreScenario.Point::watchesPerLease));
     return table.render();
   }
 

@@ -33,6 +33,13 @@ import org.apache.curator.utils.ZKPaths;
  *
  * <p>Both directories, {@code leases} and {@code locks}, are created up front as persistent nodes:
  * each recipe creates them as containers, which the server would reap between cycles.
+ *
+ * <p><b>Command</b> (from the repository root; {@code --update} replaces the section's block of
+ * {@code docs/benchmarks.md} and nothing else):
+ *
+ * <pre>
+ * mvn -B -Pbench verify -DskipTests -Dbench.args="--full --only semaphore-election --update"
+ * </pre>
  */
 final class SemaphoreScenario {
   private SemaphoreScenario() {}

@@ -223,6 +223,7 @@ class BenchmarkPageTest {
         .contains("| response bytes per acquire + return | 700 | 340 | 0.49× |")
         .contains("| cycles/s | 500 | 600 | 1.20× |")
         .contains("| cycle p50 / p99 (ms) | 2.00 / 2.00 | 2.00 / 2.00 | |")
+        .contains("| watch events per acquire + return | 1.00 | 1.00 | 1.00× |")
         .contains("**Semaphore under contention**: 4 clients × 4 threads, `maxLeases` = 4")
         .contains("| leases/s | 100 | 200 | 2.00× |")
         .contains("| requests per lease | 9.00 | 4.50 | 0.50× |")

@@ -188,8 +188,8 @@ final class SuiteFixtures {
   static void semaphoreElection(SuiteResults results) {
     results.semaphoreCosts.put(Library.CURATOR, cost(7, 4, 700));
     results.semaphoreCosts.put(Library.LOCKSTEP, cost(3, 2, 340));
-    results.semaphore.add(lease(Library.CURATOR, SemaphoreScenario.Load.UNCONTENDED, 500, 7, 0));
-    results.semaphore.add(lease(Library.LOCKSTEP, SemaphoreScenario.Load.UNCONTENDED, 600, 3, 0));
+    results.semaphore.add(lease(Library.CURATOR, SemaphoreScenario.Load.UNCONTENDED, 500, 7, 1));
+    results.semaphore.add(lease(Library.LOCKSTEP, SemaphoreScenario.Load.UNCONTENDED, 600, 3, 1));
     results.semaphore.add(lease(Library.CURATOR, SemaphoreScenario.Load.CONTENDED, 100, 9, 2));
     results.semaphore.add(
         lease(Library.LOCKSTEP, SemaphoreScenario.Load.CONTENDED, 200, 4.5, 0.25));
