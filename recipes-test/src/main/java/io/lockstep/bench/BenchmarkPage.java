@@ -33,6 +33,7 @@ final class BenchmarkPage {
     MIXES,
     MULTI_CONTENTION,
     UNREACHABLE,
+    SEMAPHORE_ELECTION,
     MISSED;
 
     /** The block's name in its markers: "run", "multi-contention". */
@@ -145,6 +146,9 @@ final class BenchmarkPage {
     blocks.put(
         Block.UNREACHABLE,
         orNotRun(new UnreachableTables(results).unreachable(command, machine.cores())));
+    blocks.put(
+        Block.SEMAPHORE_ELECTION,
+        orNotRun(new SemaphoreElectionTables(results).block(command, machine.cores())));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
     return blocks;
   }

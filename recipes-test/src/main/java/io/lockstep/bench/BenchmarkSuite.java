@@ -35,7 +35,10 @@ import org.apache.curator.test.TestingServer;
  * read-heavy mixes ({@link ReadWriteMixScenario}); {@code multicontention}: multi-locks on
  * overlapping path sets ({@link MultiLockContentionScenario}); {@code unreachable}: how far past
  * its budget each timed form returns with ZooKeeper cut off or silently partitioned, and how long a
- * release takes then ({@link UnreachableScenario}).
+ * release takes then ({@link UnreachableScenario}); {@code semaphore-election}: {@code
+ * CountingSemaphore} against {@code InterProcessSemaphoreV2}, uncontended and under contention
+ * ({@link SemaphoreScenario}), and leader handoffs of {@code LeaderElection} against {@code
+ * LeaderLatch} ({@link ElectionScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -48,9 +51,9 @@ import org.apache.curator.test.TestingServer;
  * sections and prints their tables to the console without touching {@code docs/}; {@code --out DIR}
  * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run; {@code
  * --update}, with {@code --only}, replaces in the page the blocks of the sections run and leaves
- * every other block and the charts as they are, for sections whose block says its own run (so far
- * {@code unreachable}); {@code --curator-waiters N} runs Curator's thread-per-waiter scenario up to
- * N waiters (default: 1,000 quick, 10,000 full).
+ * every other block and the charts as they are, for sections whose block says its own run ({@code
+ * unreachable}, {@code semaphore-election}); {@code --curator-waiters N} runs Curator's
+ * thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -75,7 +78,8 @@ public final class BenchmarkSuite {
     COHORT("cohort"),
     RW("rw"),
     MULTI_CONTENTION("multicontention"),
-    UNREACHABLE("unreachable", BenchmarkPage.Block.UNREACHABLE);
+    UNREACHABLE("unreachable", BenchmarkPage.Block.UNREACHABLE),
+    SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION);
 
     private final String option;
 
@@ -280,6 +284,9 @@ public final class BenchmarkSuite {
       }
       if (sections.contains(Section.UNREACHABLE)) {
         runs.unreachable();
+      }
+      if (sections.contains(Section.SEMAPHORE_ELECTION)) {
+        runs.semaphoreElection();
       }
 
       Duration took = Duration.between(started, Instant.now());

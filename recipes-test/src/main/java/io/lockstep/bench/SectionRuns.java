@@ -242,6 +242,125 @@ final class SectionRuns {
             settings.curatorUnreachableTrials());
   }
 
+  /**
+   * The semaphore, uncontended and under contention, and leader handoffs, each library in turn
+   * ({@link SemaphoreScenario}, {@link ElectionScenario}).
+   */
+  void semaphoreElection() throws Exception {
+    Instant started = Instant.now();
+    String loadBefore = MachineInfo.loadAverage();
+    int maxLeases = settings.semaphoreMaxLeases();
+    for (Library library : Library.values()) {
+      try (Clients clients = new Clients(connect, 1)) {
+        CycleCost cost =
+            SemaphoreScenario.count(
+                probe,
+                clients.get(0),
+                library,
+                Paths.unique("semaphore-count"),
+                maxLeases,
+                settings.countedCycles());
+        results.semaphoreCosts.put(library, cost);
+        log(
+            String.format(
+                Locale.ROOT,
+                "semaphore uncontended %s: %.2f requests, %.2f writes, %.0f response bytes per"
+                    + " acquire + return",
+                library.label(),
+                cost.requestsPerCycle(),
+                cost.writesPerCycle(),
+                cost.responseBytesPerCycle()));
+      }
+    }
+    for (Library library : Library.values()) {
+      SemaphoreScenario.Point point =
+          SemaphoreScenario.uncontended(probe, connect, settings, library);
+      results.semaphore.add(point);
+      log(
+          String.format(
+              Locale.ROOT,
+              "semaphore uncontended %s: %.0f cycles/s, cycle p50 %.2f ms, p99 %.2f ms",
+              library.label(),
+              point.result().perSecond(),
+              point.result().millis(50),
+              point.result().millis(99)));
+    }
+    for (Library library : Library.values()) {
+      SemaphoreScenario.Point point =
+          SemaphoreScenario.contended(
+              probe,
+              connect,
+              settings,
+              library,
+              settings.semaphoreClients(),
+              settings.semaphoreThreadsPerClient());
+      results.semaphore.add(point);
+      log(
+          String.format(
+              Locale.ROOT,
+              "semaphore %d clients x %d threads, max %d, %s: %.0f leases/s, acquire p50 %.2f ms,"
+                  + " p99 %.2f ms, %.2f requests and %.2f watch events per lease, at most %d"
+                  + " held",
+              point.clients(),
+              point.threadsPerClient(),
+              maxLeases,
+              library.label(),
+              point.result().perSecond(),
+              point.result().millis(50),
+              point.result().millis(99),
+              point.result().requestsPerAcquisition(),
+              point.watchesPerLease(),
+              point.mostHeld()));
+    }
+    for (Library library : Library.values()) {
+      ElectionScenario.Result result =
+          ElectionScenario.run(
+              probe,
+              connect,
+              library,
+              settings.electionParticipants(),
+              settings.electionWarmUp(),
+              settings.electionHandoffs());
+      results.elections.add(result);
+      log(
+          String.format(
+              Locale.ROOT,
+              "election N=%d %s: %.0f handoffs/s, handoff p50 %.2f ms, p99 %.2f ms, %.2f"
+                  + " requests, %.2f writes and %.2f watch events per handoff (%.2f deleted,"
+                  + " %.2f children, %.2f changed)",
+              result.participants(),
+              library.label(),
+              result.handoffsPerSecond(),
+              result.millis(50),
+              result.millis(99),
+              result.requestsPerHandoff(),
+              result.writesPerHandoff(),
+              result.watchesPerHandoff(),
+              per(result.traffic().deletedWatchesFired(), result.handoffs()),
+              per(result.traffic().childWatchesFired(), result.handoffs()),
+              per(result.traffic().changedWatchesFired(), result.handoffs())));
+    }
+    results.semaphoreElectionRun =
+        new SemaphoreElectionTables.Run(
+            BenchmarkSuite.date(started),
+            Duration.between(started, Instant.now()),
+            loadBefore,
+            MachineInfo.loadAverage(),
+            maxLeases,
+            settings.countedCycles(),
+            settings.semaphoreClients(),
+            settings.semaphoreThreadsPerClient(),
+            settings.loadWarmup(),
+            settings.loadMeasured(),
+            settings.electionParticipants(),
+            settings.electionWarmUp(),
+            settings.electionHandoffs());
+  }
+
+  private static double per(long count, long operations) {
+    return (double) count / Math.max(1, operations);
+  }
+
   private static String describe(LoadResult result) {
     return String.format(
         "%.0f acquisitions/s, p50 %.2f ms, p99 %.2f ms, p999 %.2f ms, %.2f requests/acquisition",

@@ -112,6 +112,28 @@ final class SuiteResults {
   /** When the unreachable section ran; null if it did not. */
   UnreachableScenario.Run unreachableRun;
 
+  /** Requests per uncontended acquire + return of each library's semaphore. */
+  final Map<Library, CycleCost> semaphoreCosts = new EnumMap<>(Library.class);
+
+  final List<SemaphoreScenario.Point> semaphore = new ArrayList<>();
+  final List<ElectionScenario.Result> elections = new ArrayList<>();
+
+  /** When the semaphore-election section ran, and with what; null if it did not. */
+  SemaphoreElectionTables.Run semaphoreElectionRun;
+
+  /** The semaphore point of {@code library} under {@code load}, or null. */
+  SemaphoreScenario.Point semaphore(Library library, SemaphoreScenario.Load load) {
+    return semaphore.stream()
+        .filter(p -> p.library() == library && p.load() == load)
+        .findFirst()
+        .orElse(null);
+  }
+
+  /** The election run of {@code library}, or null. */
+  ElectionScenario.Result election(Library library) {
+    return elections.stream().filter(r -> r.library() == library).findFirst().orElse(null);
+  }
+
   /**
    * The drain of {@code library}'s queue of {@code waiters} with the median drain time over the
    * repeats, or null if none ran.

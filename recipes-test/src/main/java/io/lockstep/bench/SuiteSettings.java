@@ -38,6 +38,13 @@ import java.util.List;
  * @param unreachableWarmUp trials per Lockstep row of the unreachable section, not counted
  * @param curatorUnreachableTrials trials of Curator's row of the unreachable section (each takes
  *     tens of seconds)
+ * @param semaphoreMaxLeases the {@code maxLeases} of both semaphores in the semaphore-election
+ *     section
+ * @param semaphoreClients C, the clients of the semaphore's contention rows
+ * @param semaphoreThreadsPerClient T, the threads of each of those clients
+ * @param electionParticipants N, the participants of an election, a client each
+ * @param electionWarmUp handoffs run before the counted ones, not counted
+ * @param electionHandoffs K, the handoffs counted per library
  */
 record SuiteSettings(
     String mode,
@@ -67,7 +74,13 @@ record SuiteSettings(
     int watchAcquisitions,
     int unreachableTrials,
     int unreachableWarmUp,
-    int curatorUnreachableTrials) {
+    int curatorUnreachableTrials,
+    int semaphoreMaxLeases,
+    int semaphoreClients,
+    int semaphoreThreadsPerClient,
+    int electionParticipants,
+    int electionWarmUp,
+    int electionHandoffs) {
 
   /** Handoffs a point of the handoff section covers at least, over its drains. */
   static final int HANDOFFS_PER_POINT = 1_500;
@@ -116,7 +129,13 @@ record SuiteSettings(
         watchAcquisitions,
         unreachableTrials,
         unreachableWarmUp,
-        curatorUnreachableTrials);
+        curatorUnreachableTrials,
+        semaphoreMaxLeases,
+        semaphoreClients,
+        semaphoreThreadsPerClient,
+        electionParticipants,
+        electionWarmUp,
+        electionHandoffs);
   }
 
   static SuiteSettings quick() {
@@ -148,7 +167,13 @@ record SuiteSettings(
         50,
         10,
         2,
-        1);
+        1,
+        4,
+        4,
+        4,
+        5,
+        10,
+        100);
   }
 
   static SuiteSettings full() {
@@ -180,6 +205,12 @@ record SuiteSettings(
         250,
         30,
         3,
-        3);
+        3,
+        4,
+        4,
+        4,
+        5,
+        25,
+        500);
   }
 }

@@ -199,6 +199,86 @@ class BenchmarkPageTest {
         .isEqualTo(withoutBlock(filled, Block.UNREACHABLE));
   }
 
+  @Test
+  void theSemaphoreElectionSection_saysItsOwnRun_andPutsCuratorBesideLockstep() {
+    SuiteResults results = new SuiteResults();
+    SuiteFixtures.semaphoreElection(results);
+
+    String block = SuiteFixtures.page(results).blocks().get(Block.SEMAPHORE_ELECTION);
+
+    assertThat(block)
+        .startsWith(
+            "Measured 2026-01-03T00:00:00 UTC (1.0 min): `mvn -B -Pbench verify`, from the"
+                + " repository root; load average before: 0.50 / 0.40 / 0.30, after: 0.60 / 0.40 /"
+                + " 0.30; machine shared: no.")
+        .contains(
+            "**Semaphore, uncontended**: one client, one thread, `maxLeases` = 4; requests"
+                + " counted over 20 cycles after one not counted; cycles/s over 1 s of warm-up and"
+                + " 2 s measured.")
+        .contains(
+            "| | Curator `InterProcessSemaphoreV2` | Lockstep `CountingSemaphore` | Lockstep ÷"
+                + " Curator |")
+        .contains("| requests per acquire + return | 7.00 | 3.00 | 0.43× |")
+        .contains("| writes per acquire + return | 4.00 | 2.00 | 0.50× |")
+        .contains("| response bytes per acquire + return | 700 | 340 | 0.49× |")
+        .contains("| cycles/s | 500 | 600 | 1.20× |")
+        .contains("| cycle p50 / p99 (ms) | 2.00 / 2.00 | 2.00 / 2.00 | |")
+        .contains("| watch events per acquire + return | 1.00 | 1.00 | 1.00× |")
+        .contains("**Semaphore under contention**: 4 clients × 4 threads, `maxLeases` = 4")
+        .contains("| leases/s | 100 | 200 | 2.00× |")
+        .contains("| requests per lease | 9.00 | 4.50 | 0.50× |")
+        .contains("| watch events per lease | 2.00 | 0.25 | 0.13× |")
+        .contains("**Leader handoffs**: N = 5 participants, a client each; K = 100 handoffs")
+        .contains(
+            "| | Curator `LeaderLatch` | Lockstep `LeaderElection` (`LEADER_LATCH`) | Lockstep ÷"
+                + " Curator |")
+        .contains("| handoffs/s | 200 | 250 | 1.25× |")
+        .contains("| handoff p50 / p99 (ms) | 3.00 / 3.00 | 3.00 / 3.00 | |")
+        .contains("| requests per handoff | 6.00 | 6.00 | 1.00× |")
+        .contains("| watch events per handoff | 1.00 | 2.00 | 2.00× |");
+  }
+
+  @Test
+  void theSemaphoreElectionSection_marksASlowerRate_andShowsAMissingLibraryAsADash() {
+    SuiteResults results = new SuiteResults();
+    SuiteFixtures.semaphoreElection(results);
+    results.elections.removeIf(r -> r.library() == io.lockstep.testing.Library.LOCKSTEP);
+    results.elections.add(SuiteFixtures.election(io.lockstep.testing.Library.LOCKSTEP, 100, 1));
+    results.semaphore.removeIf(
+        p ->
+            p.library() == io.lockstep.testing.Library.CURATOR
+                && p.load() == SemaphoreScenario.Load.CONTENDED);
+
+    String block = SuiteFixtures.page(results).blocks().get(Block.SEMAPHORE_ELECTION);
+
+    assertThat(block)
+        .contains("| handoffs/s | 200 | 100 | 0.50× ✗ |")
+        .contains("| leases/s | – | 200 | |");
+  }
+
+  @Test
+  void anUpdate_ofTheSemaphoreElectionSection_replacesItsOwnBlockOnly() throws IOException {
+    String filled = SuiteFixtures.page(SuiteFixtures.everyGoalMet()).fill(docsPage());
+    SuiteResults results = new SuiteResults();
+    SuiteFixtures.semaphoreElection(results);
+    results.elections.clear();
+    results.elections.add(SuiteFixtures.election(io.lockstep.testing.Library.CURATOR, 150, 1));
+
+    String updated = SuiteFixtures.page(results).fill(filled, EnumSet.of(Block.SEMAPHORE_ELECTION));
+
+    assertThat(blockOf(updated, Block.SEMAPHORE_ELECTION)).contains("| handoffs/s | 150 | – | |");
+    assertThat(withoutBlock(updated, Block.SEMAPHORE_ELECTION))
+        .isEqualTo(withoutBlock(filled, Block.SEMAPHORE_ELECTION));
+  }
+
+  @Test
+  void theDocsPage_saysTheCommandThatFillsTheSemaphoreElectionBlock() throws IOException {
+    assertThat(docsPage())
+        .contains(
+            "`mvn -B -Pbench -pl recipes-test verify -DskipTests -Dbench.args=\"--full --only"
+                + " semaphore-election --update\"`");
+  }
+
   private static String blockOf(String page, Block block) {
     return page.substring(page.indexOf(block.begin()), page.indexOf(block.end()));
   }

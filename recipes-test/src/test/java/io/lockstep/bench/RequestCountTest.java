@@ -70,4 +70,25 @@ class RequestCountTest {
     assertThat(requests(Library.LOCKSTEP, Recipe.MULTI, paths)).isEqualTo(3L * CYCLES);
     assertThat(requests(Library.CURATOR, Recipe.MULTI, paths)).isEqualTo(3L * paths * CYCLES);
   }
+
+  @Test
+  void countingSemaphore_takesThreeRequestsPerCycle_whereInterProcessSemaphoreV2TakesSeven()
+      throws Exception {
+    for (Library library : Library.values()) {
+      CycleCost cost =
+          SemaphoreScenario.count(
+              new ServerProbe(zk.stats()),
+              zk.newClient(),
+              library,
+              zk.path("semaphore-" + library.name().toLowerCase(Locale.ROOT)),
+              4,
+              CYCLES);
+      assertThat(cost.requests())
+          .as(library.label())
+          .isEqualTo((library == Library.CURATOR ? 7L : 3L) * CYCLES);
+      assertThat(cost.writes())
+          .as(library.label())
+          .isEqualTo((library == Library.CURATOR ? 4L : 2L) * CYCLES);
+    }
+  }
 }

@@ -37,6 +37,28 @@ class SuiteArgumentsTest {
   }
 
   @Test
+  void anUpdate_ofTheSemaphoreElectionSection_replacesItsBlockOnly_aloneOrWithUnreachable() {
+    Arguments arguments =
+        Arguments.parse(new String[] {"--full", "--only", "semaphore-election", "--update"});
+
+    assertThat(arguments.sections()).containsExactly(Section.SEMAPHORE_ELECTION);
+    assertThat(arguments.writesPage()).isTrue();
+    assertThat(arguments.blocks()).containsExactly(Block.SEMAPHORE_ELECTION);
+    assertThat(
+            Arguments.parse(new String[] {"--only", "unreachable,semaphore-election", "--update"})
+                .blocks())
+        .containsExactly(Block.UNREACHABLE, Block.SEMAPHORE_ELECTION);
+    assertThatThrownBy(
+            () ->
+                Arguments.parse(new String[] {"--only", "semaphore-election,watches", "--update"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("(unreachable, semaphore-election)")
+        .hasMessageContaining("not watches");
+    assertThat(Arguments.parse(new String[] {"--only", "semaphore-election"}).writesPage())
+        .isFalse();
+  }
+
+  @Test
   void aRunWithoutUpdate_replacesEveryBlock_andAPartialOneWritesNothing() {
     assertThat(Arguments.parse(new String[0]).blocks()).isEqualTo(EnumSet.allOf(Block.class));
     assertThat(Arguments.parse(new String[] {"--only", "unreachable"}).writesPage()).isFalse();

@@ -176,7 +176,69 @@ final class SuiteFixtures {
     cohort(results, Duration.ofMillis(1), 200, 2_400);
     unreachable(results, UnreachableScenario.Fault.CUT, 1, 2, 3);
     unreachable(results, UnreachableScenario.Fault.BLACKHOLE, 201, 205, 240);
+    semaphoreElection(results);
     return results;
+  }
+
+  /**
+   * The semaphore-election section: Curator's semaphore at 7 requests a cycle and 500 cycles/s,
+   * ours at 3 and 600; under contention 100 against 200 leases/s; handoffs 200 against 250/s; and
+   * the section's run line.
+   */
+  static void semaphoreElection(SuiteResults results) {
+    results.semaphoreCosts.put(Library.CURATOR, cost(7, 4, 700));
+    results.semaphoreCosts.put(Library.LOCKSTEP, cost(3, 2, 340));
+    results.semaphore.add(lease(Library.CURATOR, SemaphoreScenario.Load.UNCONTENDED, 500, 7, 1));
+    results.semaphore.add(lease(Library.LOCKSTEP, SemaphoreScenario.Load.UNCONTENDED, 600, 3, 1));
+    results.semaphore.add(lease(Library.CURATOR, SemaphoreScenario.Load.CONTENDED, 100, 9, 2));
+    results.semaphore.add(
+        lease(Library.LOCKSTEP, SemaphoreScenario.Load.CONTENDED, 200, 4.5, 0.25));
+    results.elections.add(election(Library.CURATOR, 200, 1));
+    results.elections.add(election(Library.LOCKSTEP, 250, 2));
+    results.semaphoreElectionRun =
+        new SemaphoreElectionTables.Run(
+            "2026-01-03T00:00:00 UTC",
+            Duration.ofMinutes(1),
+            "0.50 / 0.40 / 0.30",
+            "0.60 / 0.40 / 0.30",
+            4,
+            20,
+            4,
+            4,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            5,
+            10,
+            100);
+  }
+
+  /** A semaphore point at {@code perSecond} leases, acquire latency 2 ms. */
+  static SemaphoreScenario.Point lease(
+      Library library,
+      SemaphoreScenario.Load load,
+      double perSecond,
+      double requests,
+      double watches) {
+    int clients = load == SemaphoreScenario.Load.CONTENDED ? 4 : 1;
+    return new SemaphoreScenario.Point(
+        library,
+        load,
+        clients,
+        clients,
+        4,
+        load(library, clients * clients, perSecond, requests),
+        watches,
+        Math.min(4, clients));
+  }
+
+  /** 100 handoffs among 5 participants at {@code perSecond}, 3 ms each, 6 requests each. */
+  static ElectionScenario.Result election(Library library, double perSecond, long watches) {
+    int handoffs = 100;
+    ServerCounters.Traffic traffic =
+        new ServerCounters.Traffic(
+            6L * handoffs, 2L * handoffs, 4L * handoffs, 500L * handoffs, watches * handoffs, 0, 0);
+    return new ElectionScenario.Result(
+        library, 5, handoffs, handoffs / perSecond, histogram(3_000_000), traffic);
   }
 
   /**
