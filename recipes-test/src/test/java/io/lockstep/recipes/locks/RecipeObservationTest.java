@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -14,10 +16,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What observers hear of a counting semaphore and a leader election: one acquisition per request
@@ -135,5 +141,44 @@ class RecipeObservationTest {
                 assertThat(journal.stories())
                     .containsExactly("started GRANTED released", "started WITHDRAWN"));
     assertThat(journal.attempts).extracting(LockAttempt::recipe).containsOnly("LeaderElection");
+  }
+
+  @Test
+  void semaphore_aFlightRecording_holdsOneAcquireEventPerRequest(@TempDir Path dir)
+      throws Exception {
+    String path = zk.path("jfr");
+    CountingSemaphore semaphore = new CountingSemaphore(zk.newClient(), path, 1);
+    CountingSemaphore other = new CountingSemaphore(zk.newClient(), path, 1);
+    LockHold taken = other.acquire();
+    Path file = dir.resolve("semaphore.jfr");
+    try (Recording recording = new Recording()) {
+      recording.enable("io.lockstep.LockAcquire");
+      recording.start();
+
+      assertThat(semaphore.tryAcquire(Duration.ZERO)).isEmpty();
+      assertThat(semaphore.tryAcquire(Duration.ofMillis(200))).isEmpty();
+      taken.close();
+      semaphore.acquire().close();
+
+      recording.stop();
+      recording.dump(file);
+    }
+    List<RecordedEvent> acquires =
+        RecordingFile.readAllEvents(file).stream()
+            .filter(event -> event.getEventType().getName().equals("io.lockstep.LockAcquire"))
+            .sorted(Comparator.comparing(RecordedEvent::getStartTime))
+            .collect(Collectors.toList()); // threads' buffers are written in no particular order
+    assertThat(acquires)
+        .extracting(event -> event.getString("outcome"))
+        .containsExactly("TIMED_OUT", "TIMED_OUT", "GRANTED");
+    assertThat(acquires)
+        .allSatisfy(
+            event -> {
+              assertThat(event.getString("path")).isEqualTo(path);
+              assertThat(event.getString("recipe")).isEqualTo("CountingSemaphore");
+            });
+    assertThat(acquires.get(1).getDuration())
+        .as("the request's whole wait: fast try, mutex and lease")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(200));
   }
 }
