@@ -20,6 +20,8 @@ import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,8 +42,8 @@ class RecipeObservationTest {
 
     @Override
     public void attemptStarted(LockAttempt attempt) {
+      add(attempt, "started"); // before the attempt is listed: a story is never missing
       attempts.add(attempt);
-      add(attempt, "started");
     }
 
     @Override
@@ -180,5 +182,32 @@ class RecipeObservationTest {
     assertThat(acquires.get(1).getDuration())
         .as("the request's whole wait: fast try, mutex and lease")
         .isGreaterThanOrEqualTo(Duration.ofMillis(200));
+  }
+
+  @Test
+  void election_aFailedAttemptIsFailedOnce_andItsRetryANewAcquisition() throws Exception {
+    CuratorFramework client = zk.newClient();
+    Journal journal = new Journal();
+    LockObservers.of(client).addListener(journal);
+    String path = zk.path("refused");
+    CuratorFramework admin = zk.newClient();
+    int allButCreate = ZooDefs.Perms.ALL & ~ZooDefs.Perms.CREATE;
+    admin
+        .create()
+        .creatingParentsIfNeeded()
+        .withACL(List.of(new ACL(allButCreate, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+        .forPath(path);
+    LeaderElection election = LeaderElection.builder(client, path).build();
+
+    election.start();
+    await().until(() -> journal.stories().size() >= 2); // failed, and retried after a backoff
+    admin.setACL().withACL(ZooDefs.Ids.OPEN_ACL_UNSAFE).forPath(path);
+    assertThat(election.awaitLeadership(Duration.ofSeconds(20))).isPresent();
+    election.close();
+
+    await().until(() -> journal.stories().get(journal.stories().size() - 1).endsWith("released"));
+    List<String> stories = journal.stories();
+    assertThat(stories.subList(0, stories.size() - 1)).allMatch("started FAILED"::equals);
+    assertThat(stories.get(stories.size() - 1)).isEqualTo("started GRANTED released");
   }
 }
