@@ -10,6 +10,7 @@ import io.lockstep.recipes.locks.CountingSemaphore;
 import io.lockstep.recipes.locks.LockDecision;
 import io.lockstep.recipes.locks.LockDriver;
 import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockInspector;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
@@ -761,6 +762,43 @@ class DocsExamplesTest {
       holder.release();
       assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
       thread.run(curatorWaiter::release).get();
+    }
+  }
+
+  @Test
+  void lockInspector_semaphore_holdersAndWaiters() throws Exception {
+    List<LockHold> held = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      held.add(new CountingSemaphore(zk.newClient(), "/semaphores/exports", 4).acquire());
+    }
+    CompletableFuture<LockHold> waiting =
+        new CountingSemaphore(zk.newClient(), "/semaphores/exports", 4)
+            .acquireAsync(Duration.ofSeconds(20))
+            .toCompletableFuture();
+    await()
+        .until(
+            () ->
+                new LockInspector(zk.newClient())
+                        .inspectSemaphore("/semaphores/exports", 4)
+                        .waiters()
+                        .size()
+                    == 1);
+    // docs/lock-inspector.md: inspect a semaphore
+    // import io.lockstep.recipes.locks.LockInspector;
+    // import org.apache.curator.framework.CuratorFramework;
+
+    CuratorFramework client = zk.newClient(); // docs: ... a started client
+    LockInspector.Snapshot exports =
+        new LockInspector(client).inspectSemaphore("/semaphores/exports", 4);
+    System.out.println(
+        exports.holders().size() + " held, " + exports.waiters().size() + " waiting");
+    // docs: end
+    assertThat(exports.holders()).hasSize(4);
+    assertThat(exports.waiters()).hasSize(1);
+    held.get(0).close();
+    waiting.get(10, TimeUnit.SECONDS).close();
+    for (LockHold hold : held.subList(1, 4)) {
+      hold.close();
     }
   }
 

@@ -5,8 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.docs.DocsExamplesTest.FencedStore;
+import io.lockstep.recipes.leader.LeaderElection;
+import io.lockstep.recipes.leader.Leadership;
+import io.lockstep.recipes.locks.CountingSemaphore;
 import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockInspector;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockView;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.recipes.micrometer.LockstepMetrics;
@@ -18,11 +22,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Function;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -165,6 +176,183 @@ class IntegrationDocsExamplesTest {
     }
     assertThat(initiator.isRunning()).isFalse();
     zk.assertNothingLeft();
+  }
+
+  /** A service's fenced leader election, as a bean whose lifecycle is the context's. */
+  @Configuration(proxyBeanMethods = false)
+  static class BillingLeaderConfiguration {
+    // docs/spring.md: leader election bean
+    // import io.lockstep.recipes.leader.LeaderElection;
+    // import org.springframework.context.annotation.Bean;
+
+    @Bean(initMethod = "start", destroyMethod = "close")
+    LeaderElection billingLeader(CuratorFramework client) {
+      return LeaderElection.builder(client, "/services/billing/leader").build();
+    }
+
+    @Bean
+    BillingRun billingRun(LeaderElection billingLeader, FencedStore store) {
+      return new BillingRun(billingLeader, store);
+    }
+    // docs: end
+  }
+
+  // docs/spring.md: leader-only work
+  // import io.lockstep.recipes.leader.Leadership;
+  // import io.lockstep.recipes.locks.LockOwnershipLostException;
+  // import java.util.Optional;
+
+  static final class BillingRun {
+    private final LeaderElection leader;
+    private final FencedStore store;
+
+    BillingRun(LeaderElection leader, FencedStore store) {
+      this.leader = leader;
+      this.store = store;
+    }
+
+    // Called on every instance (from a scheduler, say): only the leader runs, fenced by its epoch.
+    boolean runIfLeader() {
+      Optional<Leadership> leadership = leader.leadership();
+      if (leadership.isEmpty() || !leader.isLeader()) {
+        return false; // another instance leads, or this one's leadership is at risk
+      }
+      try {
+        store.write("billing-run", "started", leadership.get().fencingToken());
+        return true;
+      } catch (LockOwnershipLostException lost) {
+        return false; // the leadership ended meanwhile: the next leader runs
+      }
+    }
+  }
+
+  // docs: end
+
+  @Test
+  void spring_leaderElectionBean_oneInstanceRuns_andTheNextTakesOverWhenItStops() {
+    FencedStore store = new FencedStore();
+    AnnotationConfigApplicationContext first = instance(BillingLeaderConfiguration.class, store);
+    BillingRun firstRun = first.getBean(BillingRun.class);
+    await("the only instance leads").until(firstRun::runIfLeader);
+    try (AnnotationConfigApplicationContext second =
+        instance(BillingLeaderConfiguration.class, store)) {
+      BillingRun secondRun = second.getBean(BillingRun.class);
+      assertThat(secondRun.runIfLeader()).isFalse();
+      long firstEpoch =
+          first.getBean(LeaderElection.class).leadership().orElseThrow().fencingToken();
+
+      first.close(); // the bean's close leaves the election
+
+      await("the other instance leads").until(secondRun::runIfLeader);
+      assertThat(second.getBean(LeaderElection.class).leadership().orElseThrow().fencingToken())
+          .isGreaterThan(firstEpoch);
+      assertThatThrownBy(() -> store.write("billing-run", "late", firstEpoch))
+          .as("the old leader's epoch is refused")
+          .isInstanceOf(IllegalStateException.class);
+    }
+    zk.assertNothingLeft();
+  }
+
+  /** A downstream bounded across instances, as a bean. */
+  @Configuration(proxyBeanMethods = false)
+  static class RatesConfiguration {
+    // docs/spring.md: semaphore bean
+    // import io.lockstep.recipes.locks.CountingSemaphore;
+
+    @Bean
+    CountingSemaphore ratesApiCalls(CuratorFramework client) {
+      // at most 8 calls to the rates API at once, across every instance
+      return new CountingSemaphore(client, "/semaphores/rates-api", 8);
+    }
+    // docs: end
+  }
+
+  // docs/spring.md: bounded calls
+  // import io.lockstep.recipes.locks.LockHold;
+  // import java.time.Duration;
+  // import java.util.function.Function;
+
+  static final class RatesClient {
+    private final CountingSemaphore calls;
+    private final Function<String, String> ratesApi; // the downstream call
+
+    RatesClient(CountingSemaphore calls, Function<String, String> ratesApi) {
+      this.calls = calls;
+      this.ratesApi = ratesApi;
+    }
+
+    String quote(String currency) throws InterruptedException {
+      Optional<LockHold> lease = calls.tryAcquire(Duration.ofSeconds(5));
+      if (lease.isEmpty()) {
+        throw new IllegalStateException("rates API busy: 8 calls in flight across the instances");
+      }
+      try (LockHold hold = lease.get()) {
+        return ratesApi.apply(currency);
+      }
+    }
+  }
+
+  // docs: end
+
+  @Test
+  void spring_semaphoreBean_boundsTheCallsOfTwoInstances() throws Exception {
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    CountDownLatch answer = new CountDownLatch(1);
+    Function<String, String> ratesApi =
+        currency -> {
+          most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+          try {
+            answer.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          inFlight.decrementAndGet();
+          return "1.08 " + currency;
+        };
+    ExecutorService callers = Executors.newFixedThreadPool(10);
+    try (AnnotationConfigApplicationContext a = instance(RatesConfiguration.class, null);
+        AnnotationConfigApplicationContext b = instance(RatesConfiguration.class, null)) {
+      RatesClient onA = new RatesClient(a.getBean(CountingSemaphore.class), ratesApi);
+      RatesClient onB = new RatesClient(b.getBean(CountingSemaphore.class), ratesApi);
+      List<CompletableFuture<String>> quotes = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        RatesClient client = i % 2 == 0 ? onA : onB;
+        quotes.add(CompletableFuture.supplyAsync(() -> quote(client), callers));
+      }
+      await("8 calls run, 2 wait for a lease").until(() -> inFlight.get() == 8);
+      answer.countDown();
+
+      for (CompletableFuture<String> quote : quotes) {
+        assertThat(quote.get(10, TimeUnit.SECONDS)).isEqualTo("1.08 EUR");
+      }
+      assertThat(most.get()).isEqualTo(8);
+    } finally {
+      callers.shutdownNow();
+    }
+  }
+
+  private static String quote(RatesClient client) {
+    try {
+      return client.quote("EUR");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** One instance of a service: its own client, and the store the instances share. */
+  private static AnnotationConfigApplicationContext instance(
+      Class<?> configuration, FencedStore store) {
+    AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+    CuratorFramework client = zk.newClient();
+    context.registerBean(CuratorFramework.class, () -> client);
+    if (store != null) {
+      context.registerBean(FencedStore.class, () -> store);
+    }
+    context.register(configuration);
+    context.refresh();
+    return context;
   }
 
   // ---- docs/metrics.md ----

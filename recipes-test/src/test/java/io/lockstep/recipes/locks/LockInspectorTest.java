@@ -3,16 +3,23 @@ package io.lockstep.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -104,10 +111,105 @@ class LockInspectorTest {
   }
 
   @Test
+  void latchElection_sortsBySequence_theLeaderHolds_acrossImplementations() throws Exception {
+    String path = zk.path("election");
+    LockInspector inspector = new LockInspector(zk.newClient());
+    List<LeaderLatch> latches = new java.util.ArrayList<>();
+    List<LeaderElection> elections = new java.util.ArrayList<>();
+    // Five participants, alternating: a UUID order would match the joining order 1 time in 120.
+    for (int i = 0; i < 5; i++) {
+      String id = "p" + i;
+      if (i % 2 == 0) {
+        LeaderLatch latch = new LeaderLatch(zk.newClient(), path, id);
+        latch.start();
+        latches.add(latch);
+      } else {
+        LeaderElection election =
+            LeaderElection.builder(zk.newClient(), path).participantId(id).build();
+        election.start();
+        elections.add(election);
+      }
+      int joined = i + 1;
+      await().until(() -> inspector.inspect(path).waiters().size() == joined - 1);
+    }
+    assertThat(latches.get(0).await(10, TimeUnit.SECONDS)).isTrue();
+
+    LockInspector.Snapshot snapshot = inspector.inspect(path);
+
+    assertThat(snapshot.holders())
+        .singleElement()
+        .satisfies(
+            leader -> {
+              assertThat(leader.mode()).isEqualTo(LockInspector.Mode.LATCH);
+              assertThat(new String(leader.data(), StandardCharsets.UTF_8)).isEqualTo("p0");
+            });
+    assertThat(snapshot.waiters())
+        .extracting(entry -> new String(entry.data(), StandardCharsets.UTF_8))
+        .containsExactly("p1", "p2", "p3", "p4");
+    assertThat(snapshot.waiters())
+        .extracting(LockInspector.Entry::mode)
+        .containsOnly(LockInspector.Mode.LATCH);
+    latches.get(0).close();
+    assertThat(elections.get(0).awaitLeadership(Duration.ofSeconds(10))).isPresent();
+    assertThat(inspector.inspect(path).holders())
+        .singleElement()
+        .extracting(entry -> new String(entry.data(), StandardCharsets.UTF_8))
+        .isEqualTo("p1");
+    elections.forEach(LeaderElection::close);
+    for (LeaderLatch latch : latches.subList(1, latches.size())) {
+      latch.close();
+    }
+  }
+
+  @Test
+  void semaphore_firstMaxLeasesHold_theWaitingLeaseAndTheLocksQueueWait() throws Exception {
+    String path = zk.path("semaphore");
+    LockInspector inspector = new LockInspector(zk.newClient());
+    CuratorFramework lockstepClient = zk.newClient();
+    CountingSemaphore lockstep = new CountingSemaphore(lockstepClient, path, 2);
+    InterProcessSemaphoreV2 curator = new InterProcessSemaphoreV2(zk.newClient(), path, 2);
+    InterProcessSemaphoreV2 curatorWaiter = new InterProcessSemaphoreV2(zk.newClient(), path, 2);
+    CountingSemaphore lockstepWaiter = new CountingSemaphore(zk.newClient(), path, 2);
+    LockHold held = lockstep.acquire();
+    Lease curatorLease = curator.acquire();
+    try (LockThread thread = new LockThread("curator")) {
+      CompletableFuture<Lease> curatorWaiting =
+          thread.call(() -> curatorWaiter.acquire(20, TimeUnit.SECONDS));
+      await().until(() -> inspector.inspectSemaphore(path, 2).waiters().size() == 1);
+      CompletionStage<LockHold> lockstepWaiting =
+          lockstepWaiter.acquireAsync(Duration.ofSeconds(20));
+      await().until(() -> inspector.inspectSemaphore(path, 2).waiters().size() == 2);
+
+      LockInspector.Snapshot snapshot = inspector.inspectSemaphore(path, 2);
+
+      assertThat(snapshot.holders())
+          .extracting(LockInspector.Entry::mode)
+          .containsExactly(LockInspector.Mode.LEASE, LockInspector.Mode.LEASE);
+      assertThat(snapshot.holders().get(0).sessionId()).isEqualTo(Sessions.id(lockstepClient));
+      assertThat(snapshot.waiters())
+          .extracting(LockInspector.Entry::mode)
+          .containsExactly(LockInspector.Mode.LEASE, LockInspector.Mode.MUTEX);
+      assertThat(snapshot.waiters().get(1).node()).startsWith(path + "/locks/");
+      assertThat(inspector.inspect(path).holders()).hasSize(3); // every lease, without maxLeases
+      held.close();
+      Lease curatorGot = curatorWaiting.get(10, TimeUnit.SECONDS);
+      assertThat(curatorGot).isNotNull();
+      curator.returnLease(curatorLease);
+      LockHold lockstepGot = lockstepWaiting.toCompletableFuture().get(10, TimeUnit.SECONDS);
+      lockstepGot.close();
+      thread.run(() -> curatorWaiter.returnLease(curatorGot)).get();
+    }
+    await().until(() -> inspector.inspectSemaphore(path, 2).holders().isEmpty());
+    assertThat(inspector.inspectSemaphore(path, 2).waiters()).isEmpty();
+  }
+
+  @Test
   void missingPath_isAnEmptyLock() {
     LockInspector.Snapshot snapshot = new LockInspector(zk.newClient()).inspect(zk.path("none"));
 
     assertThat(snapshot.holders()).isEmpty();
     assertThat(snapshot.waiters()).isEmpty();
+    assertThat(new LockInspector(zk.newClient()).inspectSemaphore(zk.path("none"), 3).holders())
+        .isEmpty();
   }
 }

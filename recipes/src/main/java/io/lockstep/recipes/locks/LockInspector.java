@@ -1,5 +1,7 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.queue.LatchDriver;
+import io.lockstep.recipes.internal.queue.LeaseDriver;
 import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import java.time.Duration;
@@ -18,10 +20,15 @@ import org.apache.zookeeper.data.Stat;
  * <p>The inspector reads the lock path's children and each node's data and stat; it never creates,
  * deletes or watches anything. It recognises the mutex queue ({@code lock-} nodes, shared by {@link
  * ReentrantMutex}, {@link NonReentrantMutex}, {@link MultiMutex} and Curator's {@code
- * InterProcessMutex}), the read-write queue ({@code __READ__} and {@code __WRIT__} nodes) and
- * Curator's {@code InterProcessSemaphoreMutex} (whose holders are the children of {@code
- * <path>/leases}; when a path has that layout, only the leases are reported). What it reports is a
- * snapshot: the queue may have moved on by the time it is printed.
+ * InterProcessMutex}), the read-write queue ({@code __READ__} and {@code __WRIT__} nodes), a leader
+ * election in Curator's {@code LeaderLatch} layout ({@code latch-} nodes of {@link
+ * io.lockstep.recipes.leader.LeaderElection} and {@code LeaderLatch}: the first by sequence leads)
+ * and the semaphore layout ({@code <path>/leases} and {@code <path>/locks}, of {@link
+ * CountingSemaphore}, Curator's {@code InterProcessSemaphoreV2} and {@code
+ * InterProcessSemaphoreMutex}): {@link #inspect(String)} reports every lease as a holder, {@link
+ * #inspectSemaphore(String, int)} tells holders from waiters. A {@code LeaderSelector} election is
+ * a mutex queue. What it reports is a snapshot: the queue may have moved on by the time it is
+ * printed.
  *
  * <pre>{@code
  * import io.lockstep.recipes.locks.LockInspector;
@@ -53,8 +60,16 @@ public final class LockInspector {
     READ,
     /** A writer of a read-write lock ({@code __WRIT__}). */
     WRITE,
-    /** A lease of Curator's {@code InterProcessSemaphoreMutex}. */
+    /**
+     * A lease node of the semaphore layout ({@link CountingSemaphore}, Curator's {@code
+     * InterProcessSemaphoreV2} and {@code InterProcessSemaphoreMutex}).
+     */
     LEASE,
+    /**
+     * A participant of a leader election in Curator's {@code LeaderLatch} layout ({@code latch-}):
+     * the first by sequence number is the leader, the others wait.
+     */
+    LATCH,
     /** A child of the lock path that is none of the above. */
     OTHER
   }
@@ -120,7 +135,9 @@ public final class LockInspector {
   }
 
   /**
-   * Reads a lock's holders and waiters. A path that does not exist is an empty lock.
+   * Reads a lock's holders and waiters. A path that does not exist is an empty lock. For the
+   * semaphore layout, whose holders depend on {@code maxLeases}, every lease is reported as a
+   * holder and nothing as a waiter; {@link #inspectSemaphore(String, int)} tells them apart.
    *
    * @param path the lock path
    * @return the snapshot
@@ -135,11 +152,61 @@ public final class LockInspector {
       return new Snapshot(path, entries(path + "/leases", children(path + "/leases")), List.of());
     }
     List<String> nodes = QueueOrder.lockNodes(children); // other children are no participants
+    if (nodes.stream().anyMatch(n -> modeOf(n) == Mode.LATCH)) {
+      List<String> latch = nodes.stream().filter(n -> modeOf(n) == Mode.LATCH).toList();
+      return headHolds(path, entries(path, QueueOrder.sort(latch, LatchDriver.INSTANCE)));
+    }
     boolean readWrite =
         nodes.stream().anyMatch(n -> n.contains("__READ__") || n.contains("__WRIT__"));
-    LockDriver order = readWrite ? ReadWriteDriver.READ : LockDriver.mutex();
-    List<Entry> queue = entries(path, QueueOrder.sort(nodes, order));
-    int holders = readWrite ? readWriteHolders(queue) : Math.min(1, queue.size());
+    if (!readWrite) {
+      return headHolds(path, entries(path, QueueOrder.sort(nodes, LockDriver.mutex())));
+    }
+    List<Entry> queue = entries(path, QueueOrder.sort(nodes, ReadWriteDriver.READ));
+    int holders = readWriteHolders(queue);
+    return new Snapshot(path, queue.subList(0, holders), queue.subList(holders, queue.size()));
+  }
+
+  /**
+   * Reads a semaphore's holders and waiters ({@link CountingSemaphore}, Curator's {@code
+   * InterProcessSemaphoreV2}): the first {@code maxLeases} lease nodes by sequence number hold
+   * (mode {@link Mode#LEASE}); the lease nodes behind them wait, and so do the nodes of the {@code
+   * <path>/locks} mutex queue behind its first (mode {@link Mode#MUTEX}). A path that does not
+   * exist is an empty semaphore.
+   *
+   * <p>This is the honest view of the protocol, not a list of every request: a request that finds
+   * no free lease gives its lease node back and queues for the {@code locks} mutex, and only the
+   * mutex holder creates a lease node that waits. So at most one waiting lease node exists (the
+   * mutex holder's, while it waits; between its grant and its create it has none, and its mutex
+   * node is then not reported), and every other waiter is a node of the {@code locks} queue. A
+   * lease node counted as a holder may be a fast try that is about to give its node back.
+   *
+   * @param path the semaphore's path
+   * @param maxLeases the semaphore's {@code maxLeases}, as its participants use it
+   * @return the snapshot: the lease holders in sequence order; the waiting lease node, then the
+   *     {@code locks} queue's waiters in queue order
+   * @throws NullPointerException if {@code path} is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path, or
+   *     {@code maxLeases} is below 1
+   * @throws LockException if ZooKeeper cannot be read
+   */
+  public Snapshot inspectSemaphore(String path, int maxLeases) {
+    Arguments.path(path, "path");
+    LeaseDriver order = new LeaseDriver(maxLeases);
+    String leasesPath = ZKPaths.makePath(path, "leases");
+    String locksPath = ZKPaths.makePath(path, "locks");
+    List<String> leaseNodes = QueueOrder.lockNodes(children(leasesPath));
+    List<Entry> leases = entries(leasesPath, QueueOrder.sort(leaseNodes, order));
+    List<String> lockNodes = QueueOrder.lockNodes(children(locksPath));
+    List<Entry> locks = entries(locksPath, QueueOrder.sort(lockNodes, LockDriver.mutex()));
+    int holders = Math.min(maxLeases, leases.size());
+    List<Entry> waiters = new ArrayList<>(leases.subList(holders, leases.size()));
+    waiters.addAll(locks.subList(Math.min(1, locks.size()), locks.size()));
+    return new Snapshot(path, leases.subList(0, holders), waiters);
+  }
+
+  /** A queue whose first node alone holds: a mutex, or an election's leader. */
+  private static Snapshot headHolds(String path, List<Entry> queue) {
+    int holders = Math.min(1, queue.size());
     return new Snapshot(path, queue.subList(0, holders), queue.subList(holders, queue.size()));
   }
 
@@ -201,6 +268,9 @@ public final class LockInspector {
     }
     if (name.contains("__READ__")) {
       return Mode.READ;
+    }
+    if (name.contains(LatchDriver.LOCK_NAME)) {
+      return Mode.LATCH;
     }
     return name.contains("lock-") ? Mode.MUTEX : Mode.OTHER;
   }

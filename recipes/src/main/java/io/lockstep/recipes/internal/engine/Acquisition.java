@@ -75,7 +75,11 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   private final CompletableFuture<Void> releaseHeard = new CompletableFuture<>(); // at release
 
   private Acquisition(
-      LockSettings settings, List<Slot> slots, Runnable revocationHandler, PlaceHooks hooks) {
+      LockSettings settings,
+      List<Slot> slots,
+      Runnable revocationHandler,
+      PlaceHooks hooks,
+      Observation carried) {
     this.settings = settings;
     this.revocationHandler = revocationHandler;
     this.hooks = hooks;
@@ -103,7 +107,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
             engine.localQueues(),
             this::on);
     this.janitor = new Janitor(settings.deletes(), lockPaths);
-    this.lifecycle = new Lifecycle(settings);
+    this.lifecycle = new Lifecycle(settings, carried);
     if (hooks != null) {
       lifecycle.onChange(hooks::stateChanged);
     }
@@ -115,13 +119,18 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
    * @param revocationHandler run when a revocation is requested while held, or null if the lock is
    *     not revocable (a revocable lock watches its own node before the grant, as Curator's does)
    * @param hooks what a place shared by local holds hears of it, or null
+   * @param carried the acquisition this attempt carries on for observers, or null for a new one
    */
   public static Acquisition start(
-      LockSettings settings, List<Slot> slots, Runnable revocationHandler, PlaceHooks hooks) {
+      LockSettings settings,
+      List<Slot> slots,
+      Runnable revocationHandler,
+      PlaceHooks hooks,
+      Observation carried) {
     if (slots.isEmpty()) {
       throw new IllegalArgumentException("an acquisition needs at least one queue");
     }
-    Acquisition acquisition = new Acquisition(settings, slots, revocationHandler, hooks);
+    Acquisition acquisition = new Acquisition(settings, slots, revocationHandler, hooks, carried);
     acquisition.place.active(true);
     acquisition.lifecycle.started();
     if (settings.engine().events().join(acquisition)) {
@@ -304,6 +313,11 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   @Override
   public LockSettings settings() {
     return settings;
+  }
+
+  /** This attempt's acquisition as observers hear it, for a later attempt to carry on. */
+  public Observation observation() {
+    return lifecycle.observation();
   }
 
   /**

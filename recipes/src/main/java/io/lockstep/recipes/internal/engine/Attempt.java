@@ -31,7 +31,8 @@ public interface Attempt {
    * Withdraws the attempt unless it was granted or failed first.
    *
    * @param reason what observers hear: {@link AcquireOutcome#TIMED_OUT}, {@code UNREACHABLE} or
-   *     {@code WITHDRAWN}
+   *     {@code WITHDRAWN}; for an {@link Acquisition}, null tells them nothing: the caller carries
+   *     its {@link Observation} on, or ends it
    */
   Outcome withdraw(AcquireOutcome reason);
 

@@ -26,7 +26,7 @@ public interface AttemptFactory {
     return new AttemptFactory() {
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
-        return Acquisition.start(settings, slots, revocationHandler, null);
+        return Acquisition.start(settings, slots, revocationHandler, null, null);
       }
 
       @Override

@@ -11,9 +11,10 @@ import jdk.jfr.Name;
 
 /**
  * Lockstep's JDK Flight Recorder events. Off unless a recording enables them; then an acquire is
- * one event whose duration is the wait, a hold one whose duration is the time held, and each state
- * change of a hold an instant event. Loaded only when the runtime has the {@code jdk.jfr} module
- * (see {@link Telemetry}).
+ * one event whose duration is the wait (a semaphore request one, however many attempts it makes:
+ * see {@link Observation}), a hold one whose duration is the time held, and each state change of a
+ * hold an instant event. Loaded only when the runtime has the {@code jdk.jfr} module (see {@link
+ * Telemetry}).
  */
 final class JfrEvents {
   private JfrEvents() {}

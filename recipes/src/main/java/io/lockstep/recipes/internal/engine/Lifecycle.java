@@ -30,9 +30,24 @@ public final class Lifecycle {
   private volatile Consumer<LockState> changeHook; // told of the hold's changes, in order
 
   public Lifecycle(LockSettings settings) {
+    this(settings, null);
+  }
+
+  /**
+   * @param carried the acquisition this attempt carries on, or null for a new one
+   */
+  Lifecycle(LockSettings settings, Observation carried) {
     this.settings = settings;
     this.notifier = new Notifier(settings.scheduler());
-    this.telemetry = new Telemetry(settings, notifier);
+    this.telemetry =
+        carried == null
+            ? new Telemetry(settings, notifier)
+            : carried.telemetry().carriedOn(notifier);
+  }
+
+  /** This attempt's acquisition, for the next attempt to carry on. */
+  Observation observation() {
+    return new Observation(telemetry);
   }
 
   /** The attempt begins: counted as live, and observers hear it in the calling thread. */
@@ -56,7 +71,10 @@ public final class Lifecycle {
     return failure;
   }
 
-  /** What observers hear if the attempt ends withdrawn: {@code TIMED_OUT} or {@code WITHDRAWN}. */
+  /**
+   * What observers hear if the attempt ends withdrawn: {@code TIMED_OUT} or {@code WITHDRAWN}; or
+   * null: nothing, as the caller carries its {@link Observation} on.
+   */
   public void withdrawing(AcquireOutcome reason) {
     withdrawnAs = reason;
   }
@@ -116,12 +134,15 @@ public final class Lifecycle {
   public void ended(RuntimeException failure) {
     settings.attemptEnded();
     decided.complete(null);
-    telemetry.ended(
+    AcquireOutcome outcome =
         failure == null
             ? withdrawnAs
             : failure instanceof LockUnreachableException
                 ? AcquireOutcome.UNREACHABLE
-                : AcquireOutcome.FAILED);
+                : AcquireOutcome.FAILED;
+    if (outcome != null) { // null: withdrawn for the next attempt to carry on
+      telemetry.ended(outcome);
+    }
     if (failure == null) {
       granted.completeExceptionally(new CancellationException("withdrawn"));
     } else {

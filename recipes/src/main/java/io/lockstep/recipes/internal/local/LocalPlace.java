@@ -191,7 +191,8 @@ public final class LocalPlace {
               public void stateChanged(LockState changed) {
                 on(new PlaceEvent.PlaceChanged(place, changed));
               }
-            });
+            },
+            null);
     taken.put(place, attempt); // before any later step: they run after this one
     lastTaken = place;
     Callbacks.when(

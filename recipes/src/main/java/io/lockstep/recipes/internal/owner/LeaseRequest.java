@@ -3,11 +3,10 @@ package io.lockstep.recipes.internal.owner;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
-import io.lockstep.recipes.internal.engine.LockFailures;
+import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -42,6 +41,10 @@ final class LeaseRequest {
    *
    * The mutex lost while a lease waits (its session ended): the lease is withdrawn (or kept if it
    * was granted first) and the mutex taken again, so no lease of ours waits without it.
+   *
+   * Observers hear one acquisition per lease: a fast try or waiting lease withdrawn to queue is
+   * withdrawn untold, and its Observation (`carried`) is carried on by the next LEASE attempt, or
+   * ended with the request's outcome by `finish`. The mutex is unobserved.
    */
 
   private enum Stage {
@@ -68,6 +71,9 @@ final class LeaseRequest {
 
   @GuardedBy("lock")
   private Attempt mutex; // from the mutex attempt's start until given back
+
+  @GuardedBy("lock")
+  private Observation carried; // a withdrawn lease's acquisition, until a lease carries it on
 
   @GuardedBy("lock")
   private boolean ended; // success, deadline, cancel or failure: nothing new starts
@@ -116,12 +122,13 @@ final class LeaseRequest {
       }
       as = stage;
       if (as == Stage.MUTEX) {
-        MutexHooks hooks = new MutexHooks();
+        MutexLoss hooks = new MutexLoss(this::mutexLost);
         started = leases.startMutex(hooks);
         hooks.attempt = started;
         mutex = started;
       } else {
-        started = leases.startLease();
+        started = leases.startLease(as == Stage.LEASE ? carried : null);
+        carried = as == Stage.LEASE ? null : carried;
       }
       current = started;
     } finally {
@@ -141,13 +148,14 @@ final class LeaseRequest {
       if (ended || current != attempt) {
         return; // the deadline or a cancel took it over
       }
-      Attempt.Outcome outcome = attempt.withdraw(AcquireOutcome.WITHDRAWN);
+      boolean once = timeoutNanos >= 0 && Waits.remaining(timeoutNanos, startNanos) == 0;
+      Attempt.Outcome outcome = attempt.withdraw(once ? AcquireOutcome.TIMED_OUT : null);
       if (outcome == Attempt.Outcome.GRANTED) {
         granted.add(attempt);
       } else if (outcome == Attempt.Outcome.FAILED) {
         fail(attempt.failure(), attempt);
         return;
-      } else if (timeoutNanos >= 0 && Waits.remaining(timeoutNanos, startNanos) == 0) {
+      } else if (once) {
         ended = true; // a zero budget tries once: no slow path
         finish(
             giveBack(attempt.cleanedUp()),
@@ -155,6 +163,7 @@ final class LeaseRequest {
             CompletableFuture.completedFuture(leases.busy()));
         return;
       } else {
+        carried = ((Acquisition) attempt).observation(); // told nothing: the wait carries it on
         giveBackLeases(); // none held while queueing for the mutex: see the notes
         stage = Stage.MUTEX;
       }
@@ -201,10 +210,11 @@ final class LeaseRequest {
       current = null;
       mutex = null;
       stage = Stage.MUTEX;
+      carried = ((Acquisition) waiting).observation(); // an ending before the next lease tells it
     } finally {
       lock.unlock();
     }
-    Attempt.Outcome outcome = waiting.withdraw(AcquireOutcome.WITHDRAWN);
+    Attempt.Outcome outcome = waiting.withdraw(null);
     var unusedRelease = lost.releaseAsync();
     lock.lock();
     try {
@@ -301,15 +311,7 @@ final class LeaseRequest {
       CompletableFuture<Void> cleanup =
           giveBack(
               inFlight == null ? CompletableFuture.completedFuture(null) : inFlight.cleanedUp());
-      CompletableFuture<Throwable> failure =
-          switch (ending) {
-            case UNREACHABLE ->
-                CompletableFuture.completedFuture(
-                    LockFailures.unreachable(leases.description(), timeoutNanos));
-            case FAILED -> leases.failureOf(inFlight.failure(), inFlight);
-            default -> CompletableFuture.completedFuture(leases.busy());
-          };
-      finish(cleanup, graceEnd, failure);
+      finish(cleanup, graceEnd, leases.failureOf(ending, inFlight, timeoutNanos));
     } finally {
       lock.unlock();
     }
@@ -372,29 +374,22 @@ final class LeaseRequest {
   }
 
   /** Fails the request once its cleanup is done, or the grace ends, or ZooKeeper is unreachable. */
+  @GuardedBy("lock")
   private void finish(
       CompletableFuture<Void> cleanup, long graceEnd, CompletableFuture<Throwable> failure) {
     CompletableFuture<Void> bounded =
         Waits.within(
             cleanup, leases.unreachable(), graceEnd - System.nanoTime(), leases.scheduler());
+    Observation untold = carried; // no lease carried it on: observers hear the request's outcome
+    carried = null;
     Callbacks.when(
         bounded.thenCombine(failure, (v, f) -> f),
-        (f, g) -> done.completeExceptionally(f != null ? f : g));
-  }
-
-  /** What the mutex's attempt tells of its hold: its loss. No user code. */
-  private final class MutexHooks implements Acquisition.PlaceHooks {
-    private volatile Attempt attempt;
-
-    @Override
-    public void queueChanged() {}
-
-    @Override
-    public void stateChanged(LockState state) {
-      Attempt lost = attempt;
-      if (state == LockState.LOST && lost != null) {
-        mutexLost(lost);
-      }
-    }
+        (f, g) -> {
+          Throwable why = f != null ? f : g;
+          if (untold != null) {
+            untold.end(Leases.outcomeOf(why));
+          }
+          done.completeExceptionally(why);
+        });
   }
 }

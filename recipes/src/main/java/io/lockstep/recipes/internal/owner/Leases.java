@@ -7,15 +7,18 @@ import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.internal.engine.LockEngine;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.queue.LeaseDriver;
 import io.lockstep.recipes.internal.queue.NodeNames;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.Scheduler;
+import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockDriver;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -35,6 +38,11 @@ import org.apache.zookeeper.KeeperException;
  * lease nodes in {@code <path>/leases}, and the mutex that serializes waiters in {@code
  * <path>/locks}. Each lease is a {@link LockHold} of its own. A request runs on the engine's
  * callbacks ({@link LeaseRequest}); the blocking forms wait on its future, never on a monitor.
+ *
+ * <p>Observers and the Flight Recorder hear one acquisition per lease requested, with the request's
+ * outcome: a fast try that finds no lease free tells them nothing and the lease that waits after
+ * the mutex carries its acquisition on ({@link Observation}); the {@code locks} mutex is
+ * unobserved.
  */
 public final class Leases {
   private final CuratorFramework client;
@@ -189,12 +197,26 @@ public final class Leases {
 
   // ---- for LeaseRequest ----
 
-  Attempt startLease() {
-    return Acquisition.start(leaseSettings, List.of(leaseSlot), null, null);
+  /** A lease attempt, carrying on {@code carried}'s acquisition for observers (or a new one). */
+  Acquisition startLease(Observation carried) {
+    return Acquisition.start(leaseSettings, List.of(leaseSlot), null, null, carried);
   }
 
   Attempt startMutex(Acquisition.PlaceHooks hooks) {
-    return Acquisition.start(mutexSettings, List.of(mutexSlot), null, hooks);
+    return Acquisition.start(mutexSettings, List.of(mutexSlot), null, hooks, null);
+  }
+
+  /** What observers hear of a request that failed with {@code failure}. */
+  static AcquireOutcome outcomeOf(Throwable failure) {
+    if (failure instanceof TimeoutException) {
+      return AcquireOutcome.TIMED_OUT;
+    }
+    if (failure instanceof CancellationException) {
+      return AcquireOutcome.WITHDRAWN;
+    }
+    return failure instanceof LockUnreachableException
+        ? AcquireOutcome.UNREACHABLE
+        : AcquireOutcome.FAILED;
   }
 
   String description() {
@@ -233,6 +255,16 @@ public final class Leases {
                 f != null
                     ? Retries.unwrap(f)
                     : new LockException("Semaphore " + path + ": failed", null));
+  }
+
+  /** The failure of a request whose deadline ended its attempt in flight as {@code ending}. */
+  CompletableFuture<Throwable> failureOf(Waits.Ending ending, Attempt inFlight, long timeoutNanos) {
+    return switch (ending) {
+      case UNREACHABLE ->
+          CompletableFuture.completedFuture(LockFailures.unreachable(path, timeoutNanos));
+      case FAILED -> failureOf(inFlight.failure(), inFlight);
+      default -> CompletableFuture.completedFuture(busy());
+    };
   }
 
   private List<LockHold> holds(List<Attempt> granted) {
