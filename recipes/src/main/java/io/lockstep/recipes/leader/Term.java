@@ -91,16 +91,7 @@ final class Term implements Leadership {
     if (lostReason != null) {
       return LockState.LOST;
     }
-    switch (attempt.phase()) {
-      case AT_RISK:
-        return LockState.AT_RISK;
-      case LOST:
-        return LockState.LOST;
-      case RELEASED:
-        return LockState.RELEASED;
-      default:
-        return LockState.HELD;
-    }
+    return attempt.phase().holdState();
   }
 
   @Override

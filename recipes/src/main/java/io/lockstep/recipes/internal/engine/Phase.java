@@ -1,5 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
+import io.lockstep.recipes.locks.LockState;
+
 /**
  * Where one acquisition stands. The waiting phases come first, in the order an attempt passes
  * through them; then the holding phases; then the ends.
@@ -47,6 +49,19 @@ public enum Phase {
   /** Whether the attempt was granted at some point. */
   public boolean wasGranted() {
     return this == HELD || this == AT_RISK || this == LOST || this == RELEASED;
+  }
+
+  /**
+   * The state a hold in this phase reports: {@code AT_RISK}, {@code LOST} and {@code RELEASED} as
+   * they are, {@code HELD} otherwise (the caller asks only once the hold was granted).
+   */
+  public LockState holdState() {
+    return switch (this) {
+      case AT_RISK -> LockState.AT_RISK;
+      case LOST -> LockState.LOST;
+      case RELEASED -> LockState.RELEASED;
+      default -> LockState.HELD;
+    };
   }
 
   /** Our nodes exist on the server (as far as we know). */

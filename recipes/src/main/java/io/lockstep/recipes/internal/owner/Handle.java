@@ -34,16 +34,7 @@ final class Handle implements LockHold {
     if (closed.get()) {
       return LockState.RELEASED;
     }
-    switch (acquisition.phase()) {
-      case AT_RISK:
-        return LockState.AT_RISK;
-      case LOST:
-        return LockState.LOST;
-      case RELEASED:
-        return LockState.RELEASED;
-      default:
-        return LockState.HELD;
-    }
+    return acquisition.phase().holdState();
   }
 
   @Override
