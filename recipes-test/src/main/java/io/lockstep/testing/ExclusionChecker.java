@@ -30,6 +30,10 @@ import org.apache.curator.framework.CuratorFramework;
  * <p>An overlap of two holds that counted is a violation: two holders that both had every reason to
  * believe they held the lock. An overlap of two holds' whole spans, acquire to release, that is not
  * one is <em>excused</em>: one of the two had been told, or its session had ended.
+ *
+ * <p><b>Counting paths.</b> A path given a {@link #capacity capacity} of N (a semaphore's) is
+ * checked by count instead: at no moment may more than N holds of it count. Its holds are left out
+ * of the exclusion and token-order checks (leases are held side by side, their tokens unordered).
  */
 public final class ExclusionChecker {
   /** One stretch of time during which a hold counted as holding {@code path}. */
@@ -111,6 +115,7 @@ public final class ExclusionChecker {
   private final AtomicInteger ids = new AtomicInteger();
   private final ConcurrentLinkedQueue<Hold> holds = new ConcurrentLinkedQueue<>();
   private final ConcurrentHashMap<Long, Long> sessionsEnded = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Integer> capacities = new ConcurrentHashMap<>();
 
   /** A checker on {@link System#nanoTime()}. */
   public ExclusionChecker() {
@@ -121,6 +126,19 @@ public final class ExclusionChecker {
   public ExclusionChecker(LongSupplier clock) {
     this.clock = clock;
     this.origin = clock.getAsLong();
+  }
+
+  /**
+   * Checks {@code path} by count from now on: at most {@code holders} holds of it may count at once
+   * (a semaphore with that many leases), each hold one lease.
+   *
+   * @throws IllegalArgumentException if {@code holders} is below 1
+   */
+  public void capacity(String path, int holders) {
+    if (holders < 1) {
+      throw new IllegalArgumentException("capacity must be at least 1: " + holders);
+    }
+    capacities.put(path, holders);
   }
 
   /** Records a hold that begins now, counting. */
@@ -276,7 +294,7 @@ public final class ExclusionChecker {
   /** Every overlap of counting holds of one path where at least one is exclusive, described. */
   public List<String> overlaps() {
     List<String> problems = new ArrayList<>();
-    for (Segment[] pair : conflicts(segments())) {
+    for (Segment[] pair : conflicts(exclusive(segments()))) {
       problems.add(
           "overlap on " + pair[0].path() + ": " + describe(pair[0]) + " and " + describe(pair[1]));
     }
@@ -291,7 +309,7 @@ public final class ExclusionChecker {
   public List<String> tokenOrderViolations() {
     List<String> problems = new ArrayList<>();
     Map<String, List<Segment>> byPath = new TreeMap<>();
-    for (Segment segment : segments()) {
+    for (Segment segment : exclusive(segments())) {
       if (segment.token() > 0) {
         byPath.computeIfAbsent(segment.path(), p -> new ArrayList<>()).add(segment);
       }
@@ -333,13 +351,27 @@ public final class ExclusionChecker {
       }
     }
     Set<String> violating = new HashSet<>();
-    conflicts(segments()).forEach(pair -> violating.add(key(pair)));
-    List<Segment[]> spanOverlaps = conflicts(spans);
+    conflicts(exclusive(segments())).forEach(pair -> violating.add(key(pair)));
+    List<Segment[]> spanOverlaps = conflicts(exclusive(spans));
     int excused =
         (int) spanOverlaps.stream().filter(pair -> !violating.contains(key(pair))).count();
     List<String> violations = new ArrayList<>(overlaps());
     violations.addAll(tokenOrderViolations());
+    violations.addAll(capacityViolations());
     return new Verdict(holds.size(), spanOverlaps.size(), excused, violations);
+  }
+
+  /**
+   * Every moment a path with a {@link #capacity} had more counting holds than it allows, described
+   * with the holds counting then (once per excess: until the count is back within capacity).
+   */
+  public List<String> capacityViolations() {
+    return CapacitySweep.excesses(segments(), capacities, this::describe);
+  }
+
+  /** The segments of paths checked by exclusion: those without a capacity. */
+  private List<Segment> exclusive(List<Segment> segments) {
+    return segments.stream().filter(s -> !capacities.containsKey(s.path())).toList();
   }
 
   /** The pairs of segments of one path, of different holds, that overlap with one exclusive. */

@@ -1,10 +1,12 @@
 package io.lockstep.testing;
 
+import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
@@ -65,9 +67,21 @@ public final class FencedStore {
    * ownership checks, taken now: commit it now, or later as a paused holder would.
    */
   public static Transaction prepare(Guard guard, List<CuratorOp> writes) {
+    return prepare(guard::ownershipChecks, writes);
+  }
+
+  /**
+   * Prepares a ZooKeeper transaction of {@code writes} behind the ownership checks of {@code hold}
+   * (a lease, a leadership), taken now.
+   */
+  public static Transaction prepare(LockHold hold, List<CuratorOp> writes) {
+    return prepare(hold::ownershipChecks, writes);
+  }
+
+  private static Transaction prepare(Supplier<List<CuratorOp>> ownership, List<CuratorOp> writes) {
     List<CuratorOp> checks;
     try {
-      checks = guard.ownershipChecks();
+      checks = ownership.get();
     } catch (LockOwnershipLostException lost) {
       return new Transaction(null, 0);
     }

@@ -101,6 +101,7 @@ final class ChaosRun implements AutoCloseable {
   final FencedStore fenced = new FencedStore();
   final ConcurrentLinkedQueue<Commit> commits = new ConcurrentLinkedQueue<>();
   final ConcurrentLinkedQueue<Refusal> refusals = new ConcurrentLinkedQueue<>();
+  final ConcurrentLinkedQueue<ElectionChecks.Elected> elections = new ConcurrentLinkedQueue<>();
   final AtomicBoolean stopping = new AtomicBoolean();
   final List<Client> clients = new ArrayList<>();
   private final ConcurrentLinkedQueue<CuratorFramework> closed = new ConcurrentLinkedQueue<>();
@@ -120,6 +121,8 @@ final class ChaosRun implements AutoCloseable {
     for (String path : Workload.allLockPaths()) {
       admin.create().creatingParentsIfNeeded().forPath(Workload.dataNode(path), new byte[8]);
     }
+    admin.create().creatingParentsIfNeeded().forPath(ElectionWorkload.DATA_NODE, new byte[8]);
+    checker.capacity(SemaphoreOps.PATH, SemaphoreOps.MAX_LEASES);
     for (int i = 0; i < config.clients(); i++) {
       Links links = Links.to(ensemble);
       clients.add(new Client(i, links, ensemble.newClient(links.connectString())));
@@ -134,6 +137,12 @@ final class ChaosRun implements AutoCloseable {
         thread.setDaemon(true);
         workers.add(thread);
       }
+      Thread participant =
+          new Thread(
+              new ElectionWorkload(this, client, new Random(random.nextLong())),
+              "chaos-client" + client.id + "-leader");
+      participant.setDaemon(true);
+      workers.add(participant);
     }
     FaultSchedule schedule = new FaultSchedule(this, faults, new Random(random.nextLong()));
     Thread scheduleThread = new Thread(schedule, "chaos-faults");
@@ -186,11 +195,18 @@ final class ChaosRun implements AutoCloseable {
     client.curator = ensemble.startClient(client.links.connectString());
   }
 
-  /** Checkers 1 and 2: no overlap, tokens in hold order, fenced writes consistent. */
+  /**
+   * Checkers 1 and 2: no overlap (of locks and leaderships), no more leases than the semaphore has,
+   * tokens and epochs in hold order, epochs distinct, fenced writes consistent.
+   */
   private void checkHistory() {
     countLocalSuccessions();
     checker.overlaps().forEach(tally::violation);
     checker.tokenOrderViolations().forEach(tally::violation);
+    checker.capacityViolations().forEach(tally::violation);
+    ElectionChecks.sharedEpochs(elections).forEach(tally::violation);
+    ElectionChecks.commitsAfterANewerEpoch(ElectionWorkload.DATA_NODE, commits, elections)
+        .forEach(tally::violation);
     checkRefusals();
     checkCommitOrder();
   }

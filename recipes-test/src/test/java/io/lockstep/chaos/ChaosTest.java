@@ -12,10 +12,12 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The worst day, as a test: all recipes (mutexes with and without local handoff) under server
- * kills, session expiry, partitions, slow links, closed clients, slow first connects and lost
- * create answers, with checkers that fail the run on a stale write accepted, an overlap of
- * exclusive holders, an acquire that outlives its budget, or a node or watch left behind.
+ * The worst day, as a test: all recipes (mutexes with and without local handoff, a leader election
+ * with a participant per client, a semaphore of two leases) under server kills, session expiry,
+ * partitions, slow links, closed clients, slow first connects and lost create answers, with
+ * checkers that fail the run on a stale write accepted, an overlap of exclusive holders or leaders,
+ * more leases than the semaphore has, a shared epoch, an acquire that outlives its budget, or a
+ * node or watch left behind.
  *
  * <p>Inside {@code mvn -B verify} it runs for one minute. The long run: {@code mvn -B -pl
  * recipes-test -Pchaos verify -Dchaos.minutes=N}. Replay a schedule with {@code -Dchaos.seed=S}
@@ -47,6 +49,8 @@ class ChaosTest {
     assertThat(tally.violations).as("violations (seed %d)", seed).isEmpty();
     assertThat(tally.acquired.sum()).as("operations").isPositive();
     assertThat(tally.localHandoffAcquired.sum()).as("local-handoff operations").isPositive();
+    assertThat(tally.elected.sum()).as("leaderships").isPositive();
+    assertThat(tally.semLeases.sum()).as("semaphore leases").isPositive();
     assertThat(tally.faults()).as("faults injected").isPositive();
   }
 

@@ -30,6 +30,24 @@ final class Tally {
   final LongAdder localHandoffTimedOut = new LongAdder();
   final LongAdder localHandoffFailed = new LongAdder();
   final LongAdder localSuccessions = new LongAdder();
+  final LongAdder elected = new LongAdder();
+  final LongAdder leaderAtRisk = new LongAdder();
+  final LongAdder leaderRestored = new LongAdder();
+  final LongAdder leadershipsLost = new LongAdder();
+  final LongAdder relinquished = new LongAdder();
+  final LongAdder electionsRebuilt = new LongAdder();
+  final LongAdder leaderWritesAccepted = new LongAdder();
+  final LongAdder leaderWritesRefused = new LongAdder();
+  final LongAdder leaderZkCommitted = new LongAdder();
+  final LongAdder leaderZkRefused = new LongAdder();
+  final LongAdder leaderZkUnsure = new LongAdder();
+  final LongAdder semRequests = new LongAdder();
+  final LongAdder semPairRequests = new LongAdder();
+  final LongAdder semLeases = new LongAdder();
+  final LongAdder semTimedOut = new LongAdder();
+  final LongAdder semFailed = new LongAdder();
+  final LongAdder semAtRisk = new LongAdder();
+  final LongAdder semLost = new LongAdder();
   final ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
 
   void violation(String what) {
@@ -80,6 +98,32 @@ final class Tally {
             localHandoffTimedOut.sum(),
             localHandoffFailed.sum(),
             localSuccessions.sum()),
+        String.format(
+            "chaos election: elected=%d lost=%d at-risk=%d restored=%d relinquished=%d"
+                + " rebuilt-on-new-client=%d; leader writes: resource accepted=%d"
+                + " refused-stale=%d; zookeeper committed=%d refused-by-ownership-check=%d"
+                + " unsure(connection)=%d",
+            elected.sum(),
+            leadershipsLost.sum(),
+            leaderAtRisk.sum(),
+            leaderRestored.sum(),
+            relinquished.sum(),
+            electionsRebuilt.sum(),
+            leaderWritesAccepted.sum(),
+            leaderWritesRefused.sum(),
+            leaderZkCommitted.sum(),
+            leaderZkRefused.sum(),
+            leaderZkUnsure.sum()),
+        String.format(
+            "chaos semaphore: requests=%d (of two leases %d) leases-acquired=%d timed-out=%d"
+                + " failed=%d leases-at-risk=%d leases-lost=%d",
+            semRequests.sum(),
+            semPairRequests.sum(),
+            semLeases.sum(),
+            semTimedOut.sum(),
+            semFailed.sum(),
+            semAtRisk.sum(),
+            semLost.sum()),
         String.format("chaos loss notifications: at-risk=%d lost=%d", atRisk.sum(), lost.sum()),
         String.format(
             "chaos fenced writes: resource accepted=%d refused-stale=%d; zookeeper committed=%d"

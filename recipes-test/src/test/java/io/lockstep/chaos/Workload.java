@@ -26,25 +26,26 @@ import org.apache.curator.framework.api.transaction.OperationType;
 
 /**
  * One worker of a chaos run: takes random locks of every recipe of the catalogue with random
- * budgets, writes under them with fencing tokens and ownership checks, and records what happened.
- * Each lock is built on the client's current Curator client, which the schedule may close under it
- * (then acquire fails with {@link LockException} and a hold is lost). Half of the mutexes and
- * non-reentrant mutexes hand off locally, on one path, with a small random bound (2 to 4): the
- * client's workers share one place in the queue there, and its handoffs, fairness reads and fence
- * writes run under the faults.
+ * budgets (and, one operation in eight, leases of the semaphore: {@link SemaphoreOps}), writes
+ * under them with fencing tokens and ownership checks, and records what happened. Each lock is
+ * built on the client's current Curator client, which the schedule may close under it (then acquire
+ * fails with {@link LockException} and a hold is lost). Half of the mutexes and non-reentrant
+ * mutexes hand off locally, on one path, with a small random bound (2 to 4): the client's workers
+ * share one place in the queue there, and its handoffs, fairness reads and fence writes run under
+ * the faults.
  */
 final class Workload implements Runnable {
   private static final List<String> MUTEX_PATHS = List.of("/chaos/m0", "/chaos/m1", "/chaos/m2");
   private static final List<String> RW_PATHS = List.of("/chaos/rw0", "/chaos/rw1");
 
   /** Longest an untimed acquire may take before it counts as a hang. */
-  private static final long UNTIMED_WATCHDOG_MS = 90_000;
+  static final long UNTIMED_WATCHDOG_MS = 90_000;
 
   /** What a timed acquire may take beyond its budget: one attempt under a lost connection. */
-  private static final long GRACE_MS = ChaosRun.CONNECTION_TIMEOUT_MS + 2_000;
+  static final long GRACE_MS = ChaosRun.CONNECTION_TIMEOUT_MS + 2_000;
 
   /** Longest a release may take (its delete is retried, then handed to the background). */
-  private static final long RELEASE_WATCHDOG_MS = 30_000;
+  static final long RELEASE_WATCHDOG_MS = 30_000;
 
   /**
    * The path of every local-handoff lock, so that a client's workers meet on its place there (and
@@ -71,6 +72,7 @@ final class Workload implements Runnable {
   private final int worker;
   private final Random random;
   private final String holderName;
+  private final SemaphoreOps semaphore;
 
   Workload(ChaosRun run, ChaosRun.Client client, int worker, Random random) {
     this.run = run;
@@ -78,6 +80,7 @@ final class Workload implements Runnable {
     this.worker = worker;
     this.random = random;
     this.holderName = "client" + client.id + "/worker" + worker;
+    this.semaphore = new SemaphoreOps(run, client, worker, random, this, holderName);
   }
 
   static List<String> allLockPaths() {
@@ -100,6 +103,11 @@ final class Workload implements Runnable {
   public void run() {
     while (!run.stopping.get()) {
       try {
+        if (random.nextInt(8) == 0) { // one operation in eight takes leases of the semaphore
+          semaphore.operate();
+          TimeUnit.MILLISECONDS.sleep(random.nextInt(20));
+          continue;
+        }
         Choice choice;
         try {
           choice = choose();
@@ -207,7 +215,7 @@ final class Workload implements Runnable {
    * The request stays pending while the client has no connection to arm it on (it is between
    * servers).
    */
-  private void armLostAnswer() {
+  void armLostAnswer() {
     if (client.loseNextAnswer.get()
         && run.faults().loseNextResponse(client.links, 100 + random.nextInt(900))
         && client.loseNextAnswer.compareAndSet(true, false)) {
@@ -304,7 +312,7 @@ final class Workload implements Runnable {
     }
   }
 
-  private void checkBound(String what, long start, long budgetMs) {
+  void checkBound(String what, long start, long budgetMs) {
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     long limit = budgetMs < 0 ? UNTIMED_WATCHDOG_MS : budgetMs + GRACE_MS;
     if (tookMs > limit) {

@@ -116,4 +116,43 @@ class ExclusionCheckerTest {
     assertThat(checker.overtakenBefore("/p", 10, between)).isFalse();
     assertThat(checker.overtakenBefore("/p", 20, now.get())).isFalse();
   }
+
+  @Test
+  void aPathWithACapacity_allowsThatManyHolds_andReportsOneMore() {
+    checker.capacity("/p", 2);
+    ExclusionChecker.Hold first = checker.begin("a", EXCLUSIVE, 10, 1);
+    ExclusionChecker.Hold second = checker.begin("b", EXCLUSIVE, 9, 2);
+    assertThat(checker.verdict().held()).as("two leases of two, tokens unordered").isTrue();
+
+    ExclusionChecker.Hold third = checker.begin("c", EXCLUSIVE, 11, 3);
+    checker.end(first);
+    ExclusionChecker.Hold fourth = checker.begin("d", EXCLUSIVE, 12, 4);
+    checker.end(second);
+    checker.end(third);
+    checker.end(fourth);
+
+    assertThat(checker.overlaps()).isEmpty();
+    assertThat(checker.tokenOrderViolations()).isEmpty();
+    assertThat(checker.capacityViolations())
+        .singleElement()
+        .asString()
+        .startsWith("3 holds of /p at once (capacity 2)")
+        .contains("a (", "b (", "c (");
+    assertThat(checker.verdict().held()).isFalse();
+  }
+
+  @Test
+  void aCountedHold_pausedOrOfAnEndedSession_leavesRoomForAnother() {
+    checker.capacity("/p", 1);
+    ExclusionChecker.Hold toldAtRisk = checker.begin("a", EXCLUSIVE, 10, 1);
+    checker.pause(toldAtRisk);
+    ExclusionChecker.Hold expired = checker.begin("b", EXCLUSIVE, 11, 2);
+    checker.sessionEnds(2);
+    checker.end(checker.begin("c", EXCLUSIVE, 12, 3));
+    checker.end(toldAtRisk);
+    checker.end(expired);
+
+    assertThat(checker.capacityViolations()).isEmpty();
+    assertThat(checker.verdict().held()).isTrue();
+  }
 }
