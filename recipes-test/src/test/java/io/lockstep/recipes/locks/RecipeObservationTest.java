@@ -179,9 +179,9 @@ class RecipeObservationTest {
               assertThat(event.getString("path")).isEqualTo(path);
               assertThat(event.getString("recipe")).isEqualTo("CountingSemaphore");
             });
-    assertThat(acquires.get(1).getDuration())
-        .as("the request's whole wait: fast try, mutex and lease")
-        .isGreaterThanOrEqualTo(Duration.ofMillis(200));
+    // Three requests, three events: the fast try and the mutex of the timed one are no events of
+    // their own. (No duration is asserted: the budget counts from the call, the event from the
+    // observation's start, a moment later.)
   }
 
   @Test

@@ -59,14 +59,9 @@ class RecipeMetricsTest {
     assertThat(acquires(registry, SEMAPHORE, "WITHDRAWN")).isEqualTo(1);
     assertThat(acquires(registry, SEMAPHORE, "FAILED")).isZero();
     assertThat(acquires(registry, SEMAPHORE, "UNREACHABLE")).isZero();
-    Timer timedOut =
-        registry
-            .get(LockstepMetrics.ACQUIRE)
-            .tags("recipe", SEMAPHORE, "outcome", "TIMED_OUT")
-            .timer();
-    assertThat(timedOut.max(TimeUnit.MILLISECONDS))
-        .as("the request's whole wait, fast try included")
-        .isGreaterThanOrEqualTo(200);
+    // One acquisition per request, each counted once by its outcome (above); which attempt carries
+    // it, fast try included, is RecipeObservationTest's script. No time is asserted: the budget
+    // counts from the call, the timer from the observation's start, a moment later.
     assertThat(registry.getMeters())
         .as("the locks mutex is no lock of its own")
         .allSatisfy(meter -> assertThat(meter.getId().getTag("recipe")).isNotEqualTo("place"));
