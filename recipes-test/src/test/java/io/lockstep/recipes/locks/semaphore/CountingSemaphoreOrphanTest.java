@@ -81,6 +81,13 @@ class CountingSemaphoreOrphanTest {
   /** The holder of the only lease, the client that reads the directories, and the path. */
   private CuratorFramework observer;
 
+  /** A request for the path's one lease through {@code client}, with a budget no test reaches. */
+  private CompletableFuture<LockHold> waitAsync(CuratorFramework client) {
+    return new CountingSemaphore(client, zk.path("sem"), 1)
+        .acquireAsync(Duration.ofSeconds(60))
+        .toCompletableFuture();
+  }
+
   private LockHold holdTheOnlyLease() throws Exception {
     observer = zk.newClient();
     return new CountingSemaphore(zk.newClient(), zk.path("sem"), 1).acquire();
@@ -223,10 +230,7 @@ class CountingSemaphoreOrphanTest {
     LockHold held = holdTheOnlyLease();
     CompletableFuture<LockHold> ahead = aWaiterAhead();
     CuratorFramework client = zk.newClient();
-    CompletableFuture<LockHold> cancelled =
-        new CountingSemaphore(client, zk.path("sem"), 1)
-            .acquireAsync(Duration.ofSeconds(60))
-            .toCompletableFuture();
+    CompletableFuture<LockHold> cancelled = waitAsync(client);
     await().atMost(Duration.ofSeconds(5)).until(() -> locks() == 2);
     assertThat(cancelled.cancel(true)).isTrue();
     await().atMost(Duration.ofSeconds(2)).until(() -> locks() == 1 && leases() == 2);
@@ -239,10 +243,7 @@ class CountingSemaphoreOrphanTest {
   void waitingForALease_sessionExpiry_takesTheMutexAgain_andIsGrantedLater() throws Exception {
     LockHold held = holdTheOnlyLease();
     CuratorFramework client = zk.newClient();
-    CompletableFuture<LockHold> waiting =
-        new CountingSemaphore(client, zk.path("sem"), 1)
-            .acquireAsync(Duration.ofSeconds(60))
-            .toCompletableFuture();
+    CompletableFuture<LockHold> waiting = waitAsync(client);
     await().atMost(Duration.ofSeconds(5)).until(() -> locks() == 1 && leases() == 2);
     long expired = Sessions.expire(client, zk.server().getConnectString());
     await()
@@ -262,10 +263,7 @@ class CountingSemaphoreOrphanTest {
     LockHold held = holdTheOnlyLease();
     CompletableFuture<LockHold> ahead = aWaiterAhead();
     CuratorFramework client = zk.newClient();
-    CompletableFuture<LockHold> waiting =
-        new CountingSemaphore(client, zk.path("sem"), 1)
-            .acquireAsync(Duration.ofSeconds(60))
-            .toCompletableFuture();
+    CompletableFuture<LockHold> waiting = waitAsync(client);
     await().atMost(Duration.ofSeconds(5)).until(() -> locks() == 2);
     long expired = Sessions.expire(client, zk.server().getConnectString());
     await()
@@ -314,10 +312,7 @@ class CountingSemaphoreOrphanTest {
   void waiting_clientClose_failsAtOnce_andLeavesNothing() throws Exception {
     LockHold held = holdTheOnlyLease();
     CuratorFramework client = zk.newClient();
-    CompletableFuture<LockHold> waiting =
-        new CountingSemaphore(client, zk.path("sem"), 1)
-            .acquireAsync(Duration.ofSeconds(60))
-            .toCompletableFuture();
+    CompletableFuture<LockHold> waiting = waitAsync(client);
     await().atMost(Duration.ofSeconds(5)).until(() -> locks() == 1 && leases() == 2);
     client.close();
     assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS))
