@@ -30,8 +30,9 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * LockState#AT_RISK} while the connection is suspended, {@link LockState#LOST} once the session or
  * the node is gone or the client is closed. After a loss {@link #checkHeld()}, {@link
  * #fencingToken()} and {@link #ownershipChecks()} throw {@link LockOwnershipLostException}, and
- * {@link #close()} clears the hold without throwing. See {@link FencedLock} on why a distributed
- * lock is not a JVM mutex, and on fencing.
+ * {@link #close()} clears the hold without throwing; {@link #whenLost()} tells of the loss as it
+ * happens, to stop work that runs elsewhere. See {@link FencedLock} on why a distributed lock is
+ * not a JVM mutex, and on fencing.
  */
 public interface LockHold extends AutoCloseable {
   /**
