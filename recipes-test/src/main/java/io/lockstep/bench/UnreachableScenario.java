@@ -7,6 +7,7 @@ import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.NonReentrantMutex;
 import io.lockstep.recipes.locks.ReadWriteMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.recipes.spring.LockstepLock;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.TcpProxy;
@@ -362,7 +363,7 @@ final class UnreachableScenario {
               return batch(
                   count,
                   () -> {
-                    LockView lock = registry.obtain("key-" + keys.incrementAndGet());
+                    LockstepLock lock = registry.obtain("key-" + keys.incrementAndGet());
                     return () -> answer(lock.tryLock(BUDGET.toMillis(), TimeUnit.MILLISECONDS));
                   });
             }));

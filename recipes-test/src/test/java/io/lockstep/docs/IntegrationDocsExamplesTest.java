@@ -11,9 +11,9 @@ import io.lockstep.recipes.locks.CountingSemaphore;
 import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockInspector;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
-import io.lockstep.recipes.locks.LockView;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.recipes.micrometer.LockstepMetrics;
+import io.lockstep.recipes.spring.LockstepLock;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -59,7 +59,7 @@ class IntegrationDocsExamplesTest {
   @Test
   void spring_obtain_lockAndWriteWithTheFencingToken() throws Exception {
     // docs/spring.md: obtain
-    // import io.lockstep.recipes.locks.LockView;
+    // import io.lockstep.recipes.spring.LockstepLock;
     // import io.lockstep.recipes.spring.LockstepLockRegistry;
     // import java.util.concurrent.locks.Lock;
     // import org.apache.curator.framework.CuratorFramework;
@@ -70,14 +70,43 @@ class IntegrationDocsExamplesTest {
     Lock lock = registry.obtain("order-17");
     lock.lock();
     try {
-      orders.write("order-17", "paid", ((LockView) lock).fencingToken());
+      orders.write("order-17", "paid", ((LockstepLock) lock).fencingToken());
     } finally {
       lock.unlock();
     }
     // docs: end
     assertThat(orders.read("order-17")).isEqualTo("paid");
     assertThat(registry.pathOf("order-17")).isEqualTo("/SpringIntegration-LockRegistry/order-17");
-    assertThat(((LockView) lock).fencedLock().getParticipantNodes()).isEmpty();
+    assertThat(((LockstepLock) lock).fencedLock().getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void spring_ttl_renewedHoldWritesTwice_andAnExpiredOneFailsSafe() throws Exception {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
+    FencedStore orders = new FencedStore();
+    // docs/spring.md: ttl
+    // import io.lockstep.recipes.spring.LockstepLock;
+    // import java.time.Duration;
+
+    registry.setDefaultTtl(Duration.ofSeconds(30)); // for lock(), tryLock(...), executeLocked
+    LockstepLock order = registry.obtain("order-18");
+    if (order.tryLock(
+        Duration.ofSeconds(5), Duration.ofSeconds(10))) { // wait 5 s, hold 10 s at most
+      try {
+        orders.write("order-18", "packed", order.fencingToken());
+        registry.renewLock("order-18"); // ten more seconds from now
+        orders.write("order-18", "shipped", order.fencingToken());
+      } finally {
+        order.unlock(); // throws ConcurrentModificationException if the time to live ran out
+      }
+    }
+    // docs: end
+    assertThat(orders.read("order-18")).isEqualTo("shipped");
+    assertThat(registry.defaultTtl()).isEqualTo(Duration.ofSeconds(30));
+
+    order.lock(Duration.ofMillis(100)); // fails safe: lost and deleted at the deadline
+    await().until(() -> order.fencedLock().getParticipantNodes().isEmpty());
+    assertThatThrownBy(order::unlock).isInstanceOf(java.util.ConcurrentModificationException.class);
   }
 
   @Test
@@ -98,7 +127,7 @@ class IntegrationDocsExamplesTest {
   @Test
   void spring_cache_keepsTheBound_andExpiresByAge() {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
-    LockView first = registry.obtain("order-1");
+    LockstepLock first = registry.obtain("order-1");
     // docs/spring.md: cache
     // import java.time.Duration;
     registry.setCacheCapacity(5_000); // n >= 1; a smaller bound drops the surplus at once

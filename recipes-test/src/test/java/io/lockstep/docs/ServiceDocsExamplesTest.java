@@ -2,6 +2,7 @@ package io.lockstep.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.lockstep.docs.DocsExamplesTest.FencedStore;
 import io.lockstep.recipes.locks.KeyedLocks;
@@ -9,6 +10,7 @@ import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.recipes.reactor.ReactiveLocks;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
@@ -28,6 +30,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /** The examples of {@code docs/services.md}, run against a real ZooKeeper server. */
 @Timeout(60)
@@ -262,5 +266,51 @@ class ServiceDocsExamplesTest {
     assertThat(orders.read("b1")).isEqualTo("done");
     assertThat(orders.read("b2")).isNull();
     zk.skipLeakCheck();
+  }
+
+  @Test
+  void whenLost_stopsTheWorkTheHoldProtects() throws Exception {
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      // docs/services.md: when lost
+      // import java.util.concurrent.Future;
+
+      ExecutorService workers = pool; // docs: ... the service's executor
+      try (LockHold hold = lock.hold()) {
+        Future<?> report = workers.submit(() -> orders.write("report", "v1", hold.fencingToken()));
+        hold.whenLost().thenRun(() -> report.cancel(true)); // stops the work if the hold is lost
+        report.get();
+      }
+      // docs: end
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(orders.read("report")).isEqualTo("v1");
+    assertThat(lock.getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void reactor_withLock_runsTheBodyUnderTheLock() throws Exception {
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    // docs/services.md: reactor
+    // import io.lockstep.recipes.reactor.ReactiveLocks;
+    // import reactor.core.publisher.Flux;
+    // import reactor.core.publisher.Mono;
+
+    Flux<Long> paid =
+        ReactiveLocks.withLock(
+            lock,
+            hold ->
+                Mono.fromCallable(
+                    () -> {
+                      orders.write("order-18", "paid", hold.fencingToken());
+                      return hold.fencingToken();
+                    }));
+    Long token = paid.blockLast();
+    // docs: end
+    assertThat(token).isPositive();
+    assertThat(orders.read("order-18")).isEqualTo("paid");
+    await().until(() -> lock.getParticipantNodes().isEmpty());
   }
 }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class WithoutIntegrationsTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  private static final List<String> OPTIONAL = List.of("org.springframework.", "io.micrometer.");
+  private static final List<String> OPTIONAL =
+      List.of("org.springframework.", "io.micrometer.", "reactor.", "org.reactivestreams.");
 
   /** Sees everything the test sees but Spring and Micrometer, and notes who asked for them. */
   private static final class WithoutOptional extends ClassLoader {

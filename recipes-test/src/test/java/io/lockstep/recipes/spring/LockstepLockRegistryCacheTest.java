@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.lockstep.recipes.locks.LockView;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.util.ArrayList;
@@ -37,7 +36,7 @@ class LockstepLockRegistryCacheTest {
   void theCapacity_keepsTheMostRecentlyObtainedLocks_andAnEvictedKeyGetsANewLock() {
     LockstepLockRegistry registry = newRegistry();
     registry.setCacheCapacity(4);
-    LockView first = registry.obtain("1");
+    LockstepLock first = registry.obtain("1");
     registry.obtain("2");
     registry.obtain("3");
 
@@ -46,7 +45,7 @@ class LockstepLockRegistryCacheTest {
     registry.obtain("4");
     assertThat(registry.cachedKeys()).containsExactly("2", "3", "4");
 
-    LockView second = registry.obtain("2"); // now the most recent
+    LockstepLock second = registry.obtain("2"); // now the most recent
     registry.setCacheCapacity(4);
     registry.obtain("5");
     assertThat(registry.cachedKeys()).containsExactly("3", "4", "2", "5");
@@ -73,7 +72,7 @@ class LockstepLockRegistryCacheTest {
   @Test
   void theDefaultCapacity_isSpringsThirtyThousand() {
     LockstepLockRegistry registry = newRegistry();
-    LockView first = registry.obtain("k0");
+    LockstepLock first = registry.obtain("k0");
 
     for (int i = 1; i <= LockstepLockRegistry.DEFAULT_CACHE_CAPACITY; i++) {
       registry.obtain("k" + i);
@@ -90,13 +89,13 @@ class LockstepLockRegistryCacheTest {
   void aHeldLock_isNotEvicted_soItsKeyGivesTheSameLock_reentrantly() throws Exception {
     LockstepLockRegistry registry = newRegistry();
     registry.setCacheCapacity(1);
-    LockView held = registry.obtain("test");
+    LockstepLock held = registry.obtain("test");
     held.lock();
     try {
-      LockView other = registry.obtain("test2");
+      LockstepLock other = registry.obtain("test2");
 
       assertThat(registry.cachedKeys()).containsExactly("test", "test2");
-      LockView again = registry.obtain("test");
+      LockstepLock again = registry.obtain("test");
       assertThat(again).isSameAs(held);
       assertThat(again.tryLock(10, TimeUnit.SECONDS)).as("reentrant").isTrue();
       again.unlock();
@@ -119,7 +118,7 @@ class LockstepLockRegistryCacheTest {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), root);
     registry.setCacheCapacity(1);
     InterProcessMutex otherInstance = new InterProcessMutex(zk.newClient(), root + "/waited");
-    LockView waited = registry.obtain("waited");
+    LockstepLock waited = registry.obtain("waited");
     otherInstance.acquire();
     try (LockThread waiter = new LockThread("waiter")) {
       CompletableFuture<Void> waiting =
@@ -150,14 +149,14 @@ class LockstepLockRegistryCacheTest {
   void aLockEvictedBetweenObtainAndLock_isCachedAgain_whenLocked() throws Exception {
     LockstepLockRegistry registry = newRegistry();
     registry.setCacheCapacity(1);
-    LockView kept = registry.obtain("kept");
+    LockstepLock kept = registry.obtain("kept");
     registry.obtain("other"); // evicts "kept": nobody uses it yet
     assertThat(registry.cachedKeys()).containsExactly("other");
 
     kept.lock();
     try {
       assertThat(registry.cachedKeys()).containsExactly("kept");
-      LockView again = registry.obtain("kept");
+      LockstepLock again = registry.obtain("kept");
       assertThat(again).isSameAs(kept);
       assertThat(again.tryLock(10, TimeUnit.SECONDS)).as("reentrant").isTrue();
       again.unlock();
@@ -192,7 +191,7 @@ class LockstepLockRegistryCacheTest {
                   start.await();
                   for (int i = 0; i < keysPerThread; i++) {
                     String key = prefix + i;
-                    LockView lock = registry.obtain(key);
+                    LockstepLock lock = registry.obtain(key);
                     mostCached.accumulateAndGet(registry.cachedKeys().size(), Math::max);
                     lock.lock();
                     try {

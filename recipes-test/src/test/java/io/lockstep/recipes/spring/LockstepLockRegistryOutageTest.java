@@ -8,7 +8,6 @@ import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockObserver;
 import io.lockstep.recipes.locks.LockObservers;
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.recipes.locks.LockView;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
@@ -44,7 +43,7 @@ class LockstepLockRegistryOutageTest {
       serverDown_tryLockGivesUpWithinItsBudget_anInterruptEndsLockInterruptibly_andAfterTheRestart_locksAreGrantedAndTheOldHoldIsStillOurs()
           throws Exception {
     LockstepLockRegistry registry = new LockstepLockRegistry(shortTimeoutClient(), zk.path("r"));
-    LockView orders = registry.obtain("orders");
+    LockstepLock orders = registry.obtain("orders");
     List<LockState> ordersStates = new CopyOnWriteArrayList<>();
     orders.fencedLock().getStateListenable().addListener(c -> ordersStates.add(c.state()));
     orders.lock();
@@ -52,14 +51,14 @@ class LockstepLockRegistryOutageTest {
 
     zk.server().stop();
 
-    LockView invoices = registry.obtain("invoices");
+    LockstepLock invoices = registry.obtain("invoices");
     long start = System.nanoTime();
     assertThat(invoices.tryLock(1, TimeUnit.SECONDS)).as("tryLock with the server down").isFalse();
     assertThat(Duration.ofNanos(System.nanoTime() - start))
         .as("tryLock(1 s) returns within Spring's bound")
         .isLessThan(Duration.ofSeconds(3));
 
-    LockView interruptible = registry.obtain("interruptible");
+    LockstepLock interruptible = registry.obtain("interruptible");
     CountDownLatch attemptStarted = new CountDownLatch(1);
     LockObservers.of(interruptible.fencedLock())
         .addListener(
@@ -87,7 +86,7 @@ class LockstepLockRegistryOutageTest {
         .as("the hold from before the outage is still this thread's: a reentrant try")
         .isTrue();
     assertThat(orders.fencingToken()).as("the same hold").isEqualTo(ordersToken);
-    LockView shipments = registry.obtain("shipments");
+    LockstepLock shipments = registry.obtain("shipments");
     assertThat(shipments.tryLock(1, TimeUnit.SECONDS)).as("a lock obtained after").isTrue();
     await()
         .until(
@@ -113,7 +112,7 @@ class LockstepLockRegistryOutageTest {
   void serverDown_lockInterruptibly_throwsLockException_whenTheClientGivesUpTheConnection()
       throws Exception {
     LockstepLockRegistry registry = new LockstepLockRegistry(shortTimeoutClient(), zk.path("r"));
-    LockView lock = registry.obtain("orders");
+    LockstepLock lock = registry.obtain("orders");
 
     zk.server().stop();
     try (LockThread thread = new LockThread("locker")) {

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.recipes.locks.LockView;
 import io.lockstep.testing.Hammer;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
@@ -56,7 +55,7 @@ class LockstepLockRegistryTest {
   void theLockOfAKey_queuesAtItsPath_inCuratorsLayout_withTheNodesCzxidAsToken() throws Exception {
     CuratorFramework client = zk.newClient();
     LockstepLockRegistry registry = new LockstepLockRegistry(client, zk.path("registry"));
-    LockView lock = registry.obtain("tenant-7/orders");
+    LockstepLock lock = registry.obtain("tenant-7/orders");
     String path = zk.path("registry") + "/tenant-7/orders";
 
     lock.lock();
@@ -115,7 +114,7 @@ class LockstepLockRegistryTest {
   void obtain_givesTheSameLockForAKey_andItsFencingToken() throws Exception {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
 
-    LockView lock = registry.obtain("a");
+    LockstepLock lock = registry.obtain("a");
     assertThat(registry.obtain("a")).isSameAs(lock);
     assertThat(registry.obtain("b")).isNotSameAs(lock);
 
@@ -123,7 +122,7 @@ class LockstepLockRegistryTest {
     try {
       Lock again = registry.obtain("a");
       again.lock(); // reentrant: the same lock object, the same thread
-      long token = ((LockView) again).fencingToken();
+      long token = ((LockstepLock) again).fencingToken();
       assertThat(token).isPositive().isEqualTo(lock.fencingToken());
       again.unlock();
       assertThat(lock.fencedLock().isAcquiredInThisProcess()).isTrue();
@@ -137,7 +136,7 @@ class LockstepLockRegistryTest {
   void executeLocked_runsTheTaskUnderTheLock_andReleasesIt() throws Exception {
     CuratorFramework client = zk.newClient();
     String root = zk.path("registry");
-    LockRegistry<LockView> registry = new LockstepLockRegistry(client, root);
+    LockRegistry<LockstepLock> registry = new LockstepLockRegistry(client, root);
     InterProcessMutex other = new InterProcessMutex(zk.newClient(), root + "/report");
     AtomicLong tokenSeen = new AtomicLong();
 
@@ -198,11 +197,11 @@ class LockstepLockRegistryTest {
   @Test
   void expireUnusedOlderThan_dropsOnlyLocksNotInUse() throws Exception {
     String root = zk.path("registry");
-    ExpirableLockRegistry<LockView> registry = new LockstepLockRegistry(zk.newClient(), root);
+    ExpirableLockRegistry<LockstepLock> registry = new LockstepLockRegistry(zk.newClient(), root);
     InterProcessMutex other = new InterProcessMutex(zk.newClient(), root + "/waited");
-    LockView idle = registry.obtain("idle");
-    LockView held = registry.obtain("held");
-    LockView waited = registry.obtain("waited");
+    LockstepLock idle = registry.obtain("idle");
+    LockstepLock held = registry.obtain("held");
+    LockstepLock waited = registry.obtain("waited");
     held.lock();
     other.acquire();
     try (LockThread waiter = new LockThread("waiter")) {
@@ -233,7 +232,7 @@ class LockstepLockRegistryTest {
   @Test
   void expireUnusedOlderThan_keepsLocksObtainedWithinTheAge() {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
-    LockView lock = registry.obtain("recent");
+    LockstepLock lock = registry.obtain("recent");
 
     registry.expireUnusedOlderThan(TimeUnit.HOURS.toMillis(1));
 
@@ -244,8 +243,8 @@ class LockstepLockRegistryTest {
   @Test
   void expireUnusedOlderThan_aNegativeAge_dropsEveryLockNotInUse() {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
-    LockView idle = registry.obtain("idle");
-    LockView held = registry.obtain("held");
+    LockstepLock idle = registry.obtain("idle");
+    LockstepLock held = registry.obtain("held");
     held.lock();
     try {
       registry.expireUnusedOlderThan(-1000);
@@ -254,7 +253,7 @@ class LockstepLockRegistryTest {
       assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
       registry.expireUnusedOlderThan(Long.MIN_VALUE);
       assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
-      LockView idleAgain = registry.obtain("idle");
+      LockstepLock idleAgain = registry.obtain("idle");
       registry.expireUnusedOlderThan(Duration.ofMillis(-1));
       assertThat(registry.obtain("idle")).as("a negative Duration too").isNotSameAs(idleAgain);
       assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
@@ -276,7 +275,7 @@ class LockstepLockRegistryTest {
     String root = zk.path("registry");
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), root);
     InterProcessMutex otherInstance = new InterProcessMutex(zk.newClient(), root + "/orders");
-    LockView lock = registry.obtain("orders");
+    LockstepLock lock = registry.obtain("orders");
     lock.lockInterruptibly();
     try (LockThread other = new LockThread("other")) {
       assertThat(other.call(() -> registry.obtain("orders").tryLock(200, TimeUnit.MILLISECONDS)))
@@ -312,7 +311,7 @@ class LockstepLockRegistryTest {
   @Test
   void expireUnusedOlderThanADuration_keepsRecentLocks_andDropsOlderOnes() {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("registry"));
-    LockView lock = registry.obtain("recent");
+    LockstepLock lock = registry.obtain("recent");
 
     registry.expireUnusedOlderThan(Duration.ofHours(1));
     registry.expireUnusedOlderThan(Duration.ofSeconds(Long.MAX_VALUE)); // too long for millis
@@ -325,7 +324,7 @@ class LockstepLockRegistryTest {
   void aLostHold_isReportedAtTheNextLock_andClearedByUnlock() throws Exception {
     CuratorFramework client = zk.newClient();
     LockstepLockRegistry registry = new LockstepLockRegistry(client, zk.path("registry"));
-    LockView lock = registry.obtain("leader");
+    LockstepLock lock = registry.obtain("leader");
     List<LockState> states = new CopyOnWriteArrayList<>();
     lock.fencedLock().getStateListenable().addListener(change -> states.add(change.state()));
     lock.lock();
@@ -412,7 +411,7 @@ class LockstepLockRegistryTest {
 
       @Override
       public boolean isAcquiredInThisProcess() {
-        return ((LockView) lock).fencedLock().isAcquiredInThisProcess();
+        return ((LockstepLock) lock).fencedLock().isAcquiredInThisProcess();
       }
     };
   }

@@ -4,6 +4,7 @@ import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
@@ -105,6 +106,11 @@ final class Term implements Leadership {
     checkOpen();
     checkNotLost();
     return attempt.ownershipChecks();
+  }
+
+  @Override
+  public CompletionStage<LockOwnershipLostException> whenLost() {
+    return attempt.lostFuture().copy(); // the caller's own: its cancel leaves ours alone
   }
 
   @Override

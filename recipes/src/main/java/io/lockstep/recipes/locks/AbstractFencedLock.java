@@ -1,6 +1,7 @@
 package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.owner.Ownership;
+import io.lockstep.recipes.internal.owner.OwnershipAccess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -18,6 +19,16 @@ import org.apache.curator.framework.listen.Listenable;
  * the holds at construction.
  */
 abstract class AbstractFencedLock implements FencedLock {
+  static {
+    OwnershipAccess.install(
+        lock -> {
+          if (!(lock instanceof AbstractFencedLock)) {
+            throw new IllegalArgumentException("not a single-engine Lockstep lock: " + lock);
+          }
+          return ((AbstractFencedLock) lock).holds;
+        });
+  }
+
   final Ownership holds;
   private final LockView view;
 

@@ -2,6 +2,9 @@ package io.lockstep.recipes.locks;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
@@ -12,9 +15,20 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 final class ComposedHandle implements LockHold {
   private final List<LockHold> holds;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final CompletableFuture<LockOwnershipLostException> lost = new CompletableFuture<>();
 
   ComposedHandle(List<LockHold> holds) {
     this.holds = List.copyOf(holds);
+    for (LockHold hold : this.holds) {
+      var unused =
+          hold.whenLost()
+              .whenComplete(
+                  (loss, closedUnlost) -> {
+                    if (loss != null) {
+                      lost.complete(loss); // the first loss of any of its holds
+                    }
+                  });
+    }
   }
 
   @Override
@@ -66,10 +80,20 @@ final class ComposedHandle implements LockHold {
     return List.copyOf(checks);
   }
 
+  /** Completes with the first loss of any of its holds; see {@link LockHold#whenLost()}. */
+  @Override
+  public CompletionStage<LockOwnershipLostException> whenLost() {
+    return lost.copy();
+  }
+
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      closeAll(holds);
+      try {
+        closeAll(holds);
+      } finally {
+        lost.completeExceptionally(new CancellationException("Lock " + path() + " was released"));
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.locks;
 
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
@@ -29,8 +30,9 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * LockState#AT_RISK} while the connection is suspended, {@link LockState#LOST} once the session or
  * the node is gone or the client is closed. After a loss {@link #checkHeld()}, {@link
  * #fencingToken()} and {@link #ownershipChecks()} throw {@link LockOwnershipLostException}, and
- * {@link #close()} clears the hold without throwing. See {@link FencedLock} on why a distributed
- * lock is not a JVM mutex, and on fencing.
+ * {@link #close()} clears the hold without throwing; {@link #whenLost()} tells of the loss as it
+ * happens, to stop work that runs elsewhere. See {@link FencedLock} on why a distributed lock is
+ * not a JVM mutex, and on fencing.
  */
 public interface LockHold extends AutoCloseable {
   /**
@@ -82,6 +84,37 @@ public interface LockHold extends AutoCloseable {
    * @throws IllegalStateException if the hold was closed
    */
   List<CuratorOp> ownershipChecks();
+
+  /**
+   * A stage that completes when this hold is lost: normally, with the {@link
+   * LockOwnershipLostException} that {@link #checkHeld()} throws from then on, once the hold turns
+   * {@link LockState#LOST} (session expired, node deleted, client closed, time to live ran out). It
+   * never completes normally for a hold that is closed without having been lost: {@link #close()}
+   * completes it exceptionally with a {@link java.util.concurrent.CancellationException}, so the
+   * stages that depend on it ({@code thenRun}, {@code thenAccept}) are dropped, and nothing
+   * registered on it outlives the hold.
+   *
+   * <p>The stage is completed on one of Lockstep's threads, after the lock's state listeners heard
+   * LOST, never on ZooKeeper's event thread; dependent stages added before then run there (keep
+   * them short, or use the {@code ...Async} forms), those added later run in the adding thread.
+   * Each call returns a new stage: completing or cancelling it affects neither the hold nor the
+   * stages other callers got. The usual idiom stops the work that the hold protects:
+   *
+   * <pre>{@code
+   * import io.lockstep.recipes.locks.LockHold;
+   * import java.util.concurrent.ExecutorService;
+   * import java.util.concurrent.Future;
+   *
+   * LockHold hold = ...; // a hold of any of Lockstep's locks
+   * ExecutorService executor = ...; // the service's executor
+   * Runnable task = ...; // the work the hold protects
+   * Future<?> work = executor.submit(task);
+   * hold.whenLost().thenRun(() -> work.cancel(true));
+   * }</pre>
+   *
+   * @return a stage completed with the loss, or exceptionally once the hold is closed unlost
+   */
+  CompletionStage<LockOwnershipLostException> whenLost();
 
   /**
    * Releases the hold: deletes its lock node before returning while the client is connected (at

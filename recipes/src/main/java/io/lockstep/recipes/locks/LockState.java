@@ -27,9 +27,9 @@ public enum LockState {
 
   /**
    * The lock is no longer held: the session expired or was abandoned (a reconnect in a new session
-   * counts as that), or our node was deleted. Another client may hold it now. {@link
-   * FencedLock#checkHeld()} throws {@link LockOwnershipLostException}; the holder should stop and
-   * call {@code release()}.
+   * counts as that), or our node was deleted (also by the holder's own process, when a hold's time
+   * to live ran out). Another client may hold it now. {@link FencedLock#checkHeld()} throws {@link
+   * LockOwnershipLostException}; the holder should stop and call {@code release()}.
    */
   LOST,
 

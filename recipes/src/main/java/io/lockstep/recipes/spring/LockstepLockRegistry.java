@@ -1,30 +1,22 @@
 package io.lockstep.recipes.spring;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
-import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockAttempt;
-import io.lockstep.recipes.locks.LockObserver;
 import io.lockstep.recipes.locks.LockObservers;
-import io.lockstep.recipes.locks.LockView;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.PathUtils;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
+import org.springframework.integration.support.locks.RenewableLockRegistry;
 
 /**
  * A Spring Integration lock registry on Lockstep: the drop-in replacement for Spring's {@code
- * ZookeeperLockRegistry}, handing out the {@link LockView} of a {@link ReentrantMutex} per key, so
- * the fencing token of the caller's hold is within reach.
+ * ZookeeperLockRegistry}, handing out a {@link LockstepLock} (Spring's {@code DistributedLock} over
+ * the {@link io.lockstep.recipes.locks.LockView} of a {@link ReentrantMutex}) per key, so the
+ * fencing token of the caller's hold is within reach, and a hold can have a time to live that fails
+ * safe.
  *
  * <p><b>Held and owned.</b> {@link #obtain(Object)} returns the same lock object for the same key
  * while it is in use (an acquire under way, or a hold), and while it is cached: among the {@link
@@ -41,14 +33,14 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * Spring's registry to this one, old and new instances exclude each other on every key.
  *
  * <pre>{@code
- * import io.lockstep.recipes.locks.LockView;
+ * import io.lockstep.recipes.spring.LockstepLock;
  * import io.lockstep.recipes.spring.LockstepLockRegistry;
  * import org.apache.curator.framework.CuratorFramework;
  *
  * CuratorFramework client = ...; // a started client
  * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
  * LockstepLockRegistry registry = new LockstepLockRegistry(client);
- * LockView lock = registry.obtain("orders/17");
+ * LockstepLock lock = registry.obtain("orders/17");
  * lock.lock();
  * try {
  *   store.write("orders/17", "paid", lock.fencingToken());
@@ -61,10 +53,16 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * they lock interruptibly (or within a budget, throwing {@link
  * java.util.concurrent.TimeoutException} when it runs out), run the task and unlock.
  *
- * <p><b>Failures.</b> As {@link LockView}'s: ZooKeeper failures beyond the client's retry policy
- * throw {@link io.lockstep.recipes.locks.LockException}; an acquire that times out or is
- * interrupted leaves no node behind; a hold whose session is lost is reported to the lock's state
- * listeners, and locking it again in the same thread throws {@link
+ * <p><b>Time to live and renewal.</b> {@link LockstepLock#lock(java.time.Duration)} and {@link
+ * LockstepLock#tryLock(java.time.Duration, java.time.Duration)} take a hold that is lost, and its
+ * node deleted, when it outlives its time to live; {@link #renewLock(Object, java.time.Duration)}
+ * moves the deadline of the calling thread's hold. Holds taken without one get the {@link
+ * #setDefaultTtl(java.time.Duration) default}, none unless set. See {@link LockstepLock}.
+ *
+ * <p><b>Failures.</b> As {@link io.lockstep.recipes.locks.LockView}'s: ZooKeeper failures beyond
+ * the client's retry policy throw {@link io.lockstep.recipes.locks.LockException}; an acquire that
+ * times out or is interrupted leaves no node behind; a hold whose session is lost is reported to
+ * the lock's state listeners, and locking it again in the same thread throws {@link
  * io.lockstep.recipes.locks.LockOwnershipLostException} (an {@link IllegalMonitorStateException});
  * unlocking it then clears it without throwing. This is how Spring's {@code
  * LockRegistryLeaderInitiator}, which locks again at each heartbeat, gives up leadership when its
@@ -95,9 +93,10 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * io.lockstep.recipes.locks.FencedLock)}); with an observer, a grant reaches the waiting thread
  * through one of Lockstep's threads, a hand-off of microseconds. A lock has no conditions. A
  * distributed lock is not a JVM mutex (see {@link io.lockstep.recipes.locks.FencedLock}): fence the
- * writes that matter with {@link LockView#fencingToken()}.
+ * writes that matter with {@link LockstepLock#fencingToken()}.
  */
-public final class LockstepLockRegistry implements ExpirableLockRegistry<LockView> {
+public final class LockstepLockRegistry
+    implements ExpirableLockRegistry<LockstepLock>, RenewableLockRegistry<LockstepLock> {
   /** The root of Spring's {@code ZookeeperLockRegistry} when none is given. */
   public static final String DEFAULT_ROOT = "/SpringIntegration-LockRegistry";
 
@@ -106,78 +105,8 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
 
   private final CuratorFramework client;
   private final String prefix; // the root, ending with '/'
-  private final ReentrantLock cacheLock = new ReentrantLock(); // held for bookkeeping, never a wait
-
-  /** The cached locks by key, least recently obtained (or locked) first. */
-  @GuardedBy("cacheLock")
-  private final LinkedHashMap<String, Entry> locks = new LinkedHashMap<>(16, 0.75f, true);
-
-  /** How many locks {@link #locks} keeps beyond those in use; at least 1. */
-  @GuardedBy("cacheLock")
-  private int cacheCapacity = DEFAULT_CACHE_CAPACITY;
-
-  /* Algorithm notes:
-   *
-   * An entry is in use while an attempt of its mutex is under way or a hold of it is not released.
-   * A per-lock observer keeps the ids of those attempts: attemptStarted (in the acquiring thread,
-   * or with it waiting, before the attempt sends anything) adds one; attemptEnded without a grant,
-   * and released, remove it. The engine tells one attempt's callbacks in order, so the set is never
-   * short of an attempt in progress; a lost hold stays until its thread unlocks it.
-   *
-   * The map is a LinkedHashMap in access order under cacheLock, which is held only for bookkeeping:
-   * no ZooKeeper call, no mutex made, no wait. Invariants, under cacheLock:
-   *   - an entry in use is never removed: eviction and expiry check inUse() and remove under the
-   *     lock, and attemptStarted records the attempt before it takes the lock to re-cache its entry;
-   *   - an entry in use is in the map, unless another lock of its key was cached after it was
-   *     dropped: attemptStarted puts back an entry dropped while nobody used it (a caller kept
-   *     the object it obtained and now locks it);
-   *   - after an insert, the map holds at most cacheCapacity entries, or only entries in use and
-   *     the one just inserted.
-   *
-   * obtain: look the key up (an access: it becomes the most recent); if absent, make the mutex
-   * outside the lock, then insert it unless another thread did first, and evict. Eviction walks
-   * from the eldest, removing unused entries while the map is over capacity, skipping those in use
-   * and the entry just inserted.
-   */
-
-  /** The lock of one key, the attempts and holds under way on it, and when it was last obtained. */
-  private final class Entry implements LockObserver {
-    final String key;
-    final ReentrantMutex mutex;
-    final LockView view;
-    final Set<Long> active = ConcurrentHashMap.newKeySet(); // attempts under way and holds
-    volatile long lastObtainedNanos; // written under cacheLock
-
-    Entry(String key, ReentrantMutex mutex) {
-      this.key = key;
-      this.mutex = mutex;
-      this.view = mutex.asLock();
-      LockObservers.of(mutex).addListener(this);
-    }
-
-    @Override
-    public void attemptStarted(LockAttempt attempt) {
-      active.add(attempt.id()); // first: an eviction from now on sees the entry in use
-      recache(this);
-    }
-
-    @Override
-    public void attemptEnded(
-        LockAttempt attempt, AcquireOutcome outcome, Duration waited, long fencingToken) {
-      if (outcome != AcquireOutcome.GRANTED) {
-        active.remove(attempt.id());
-      }
-    }
-
-    @Override
-    public void released(LockAttempt attempt, Duration held, long fencingToken) {
-      active.remove(attempt.id());
-    }
-
-    boolean inUse() {
-      return !active.isEmpty() || mutex.isAcquiredInThisProcess();
-    }
-  }
+  private final LockCache cache = new LockCache(this::defaultTtl);
+  private volatile Duration defaultTtl; // null: holds without a time to live last until unlocked
 
   /**
    * Creates a registry under {@link #DEFAULT_ROOT}, Spring's default. Nothing is sent to ZooKeeper
@@ -225,66 +154,11 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
    *     or {@code ".."} segment, or a character ZooKeeper refuses)
    */
   @Override
-  public LockView obtain(Object key) {
+  public LockstepLock obtain(Object key) {
     String name = keyOf(key);
     String path = pathOf(name);
-    LockView cached = cached(name, null);
-    return cached != null
-        ? cached
-        : cached(name, new Entry(name, new ReentrantMutex(client, path)));
-  }
-
-  /**
-   * The view of the cached entry of {@code key}, now the most recently obtained; if there is none,
-   * {@code made} is cached (evicting beyond capacity) and its view returned, or null if {@code
-   * made} is null.
-   */
-  private LockView cached(String key, Entry made) {
-    cacheLock.lock();
-    try {
-      Entry entry = locks.get(key);
-      if (entry == null) {
-        if (made == null) {
-          return null;
-        }
-        entry = made;
-        locks.put(key, entry);
-        evictBeyondCapacity(entry);
-      }
-      entry.lastObtainedNanos = System.nanoTime();
-      return entry.view;
-    } finally {
-      cacheLock.unlock();
-    }
-  }
-
-  /**
-   * An attempt of {@code entry}'s lock started: it becomes the most recently used, and is cached
-   * again if it was dropped while unused and no other lock of its key was cached since.
-   */
-  private void recache(Entry entry) {
-    cacheLock.lock();
-    try {
-      Entry cached = locks.get(entry.key);
-      if (cached == null) {
-        locks.put(entry.key, entry);
-        evictBeyondCapacity(entry);
-      }
-    } finally {
-      cacheLock.unlock();
-    }
-  }
-
-  /** Removes unused entries, eldest first, until the capacity is kept; never {@code spared}. */
-  @GuardedBy("cacheLock")
-  private void evictBeyondCapacity(Entry spared) {
-    Iterator<Entry> eldestFirst = locks.values().iterator();
-    while (locks.size() > cacheCapacity && eldestFirst.hasNext()) {
-      Entry entry = eldestFirst.next();
-      if (entry != spared && !entry.inUse()) {
-        eldestFirst.remove();
-      }
-    }
+    LockstepLock cached = cache.cached(name, null);
+    return cached != null ? cached : cache.cached(name, new ReentrantMutex(client, path));
   }
 
   /**
@@ -302,13 +176,7 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
     if (capacity <= 0) {
       throw new IllegalArgumentException("capacity must be positive: " + capacity);
     }
-    cacheLock.lock();
-    try {
-      cacheCapacity = capacity;
-      evictBeyondCapacity(null);
-    } finally {
-      cacheLock.unlock();
-    }
+    cache.setCapacity(capacity);
   }
 
   /**
@@ -335,24 +203,12 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
    */
   @Override
   public void expireUnusedOlderThan(long age) {
-    long ageNanos = TimeUnit.MILLISECONDS.toNanos(age); // saturates at Long.MIN_VALUE / MAX_VALUE
-    cacheLock.lock();
-    try {
-      long now = System.nanoTime();
-      locks.values().removeIf(entry -> now - entry.lastObtainedNanos > ageNanos && !entry.inUse());
-    } finally {
-      cacheLock.unlock();
-    }
+    cache.expireUnusedOlderThan(TimeUnit.MILLISECONDS.toNanos(age)); // saturates
   }
 
   /** The keys of the cached locks, least recently obtained (or locked) first; for tests. */
   List<String> cachedKeys() {
-    cacheLock.lock();
-    try {
-      return new ArrayList<>(locks.keySet());
-    } finally {
-      cacheLock.unlock();
-    }
+    return cache.keys();
   }
 
   /**
@@ -376,6 +232,64 @@ public final class LockstepLockRegistry implements ExpirableLockRegistry<LockVie
       millis = age.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
     expireUnusedOlderThan(millis);
+  }
+
+  /**
+   * Sets the time to live of the holds taken without one ({@link LockstepLock#lock()}, {@code
+   * tryLock(...)} and {@code lockInterruptibly()}, so also {@code executeLocked}), and of {@link
+   * #renewLock(Object)} for a hold that has none. Until set, or set to null, such holds last until
+   * unlocked or lost with their session, unlike Spring's JDBC (10 s) and Redis (60 s) registries,
+   * whose locks always expire. Holds taken before the call keep their time to live.
+   *
+   * @param ttl the default time to live, positive; or null for none
+   * @throws IllegalArgumentException if {@code ttl} is not positive
+   */
+  public void setDefaultTtl(Duration ttl) {
+    this.defaultTtl = ttl == null ? null : LockstepLock.checkTtl(ttl);
+  }
+
+  /**
+   * The time to live of holds taken without one.
+   *
+   * @return the default time to live, or null if holds taken without one never expire
+   */
+  public Duration defaultTtl() {
+    return defaultTtl;
+  }
+
+  /**
+   * Renews the calling thread's hold of {@code lockKey} for its time to live from now: the one it
+   * was taken or last renewed with (the {@link #setDefaultTtl(Duration) default} for a hold taken
+   * without one). A hold without a time to live keeps none.
+   *
+   * @param lockKey the lock key, a {@code String}
+   * @throws IllegalMonitorStateException if the calling thread does not hold the key's lock
+   * @throws IllegalStateException if the hold was lost, or its time to live ran out
+   * @throws IllegalArgumentException if {@code lockKey} is not a valid key (see {@link
+   *     #obtain(Object)})
+   */
+  @Override
+  public void renewLock(Object lockKey) {
+    obtain(lockKey).renew(null, lockKey);
+  }
+
+  /**
+   * Renews the calling thread's hold of {@code lockKey} for {@code ttl} from now; a hold without a
+   * time to live gets this one. Nothing is sent to ZooKeeper: the deadline is kept here, and the
+   * node lasts until the hold ends.
+   *
+   * @param lockKey the lock key, a {@code String}
+   * @param ttl the new time to live, positive
+   * @throws IllegalMonitorStateException if the calling thread does not hold the key's lock
+   * @throws IllegalStateException if the hold was lost, or its time to live ran out
+   * @throws IllegalArgumentException if {@code ttl} is not positive, or {@code lockKey} is not a
+   *     valid key
+   * @throws NullPointerException if an argument is null
+   */
+  @Override
+  public void renewLock(Object lockKey, Duration ttl) {
+    Duration checked = LockstepLock.checkTtl(ttl);
+    obtain(lockKey).renew(checked, lockKey);
   }
 
   private static String keyOf(Object key) {

@@ -33,7 +33,8 @@ class ApiSurfaceTest {
           "io.lockstep.recipes.locks",
           "io.lockstep.recipes.leader",
           "io.lockstep.recipes.spring",
-          "io.lockstep.recipes.micrometer");
+          "io.lockstep.recipes.micrometer",
+          "io.lockstep.recipes.reactor");
 
   static final String INTERNAL = "io.lockstep.recipes.internal.";
 
@@ -66,6 +67,7 @@ class ApiSurfaceTest {
           "LockStateChange",
           "LockStateListener",
           "LockView",
+          "LockstepLock",
           "LockstepLockRegistry",
           "LockstepMetrics",
           "LockstepMetrics$Builder",
@@ -74,6 +76,7 @@ class ApiSurfaceTest {
           "NonReentrantMutex",
           "NonReentrantMutex$Builder",
           "Participant",
+          "ReactiveLocks",
           "ReadWriteMutex",
           "ReadWriteMutex$ReadLock",
           "ReadWriteMutex$WriteLock",

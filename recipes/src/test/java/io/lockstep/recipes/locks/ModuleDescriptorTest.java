@@ -36,7 +36,9 @@ class ModuleDescriptorTest {
           "zookeeper-3",
           "slf4j-api-",
           "spring-integration-core-",
-          "micrometer-core-");
+          "micrometer-core-",
+          "reactor-core-",
+          "reactive-streams-");
 
   @Test
   void theDescriptor_compiles_andExportsOnlyTheApi(@TempDir Path out) throws Exception {
@@ -65,7 +67,13 @@ class ModuleDescriptorTest {
   void theOptionalLibraries_areNeededOnlyStatically(@TempDir Path out) throws Exception {
     ModuleDescriptor module = compile(out);
 
-    for (String optional : List.of("spring.integration.core", "micrometer.core", "jdk.jfr")) {
+    for (String optional :
+        List.of(
+            "spring.integration.core",
+            "micrometer.core",
+            "reactor.core",
+            "org.reactivestreams",
+            "jdk.jfr")) {
       assertThat(module.requires())
           .filteredOn(requires -> requires.name().equals(optional))
           .singleElement()

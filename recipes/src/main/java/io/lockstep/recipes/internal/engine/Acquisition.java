@@ -4,9 +4,11 @@ import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.ZkRequests;
 import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -143,8 +145,6 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     return acquisition;
   }
 
-  // ---- carrying out steps ----
-
   /** An answer or a watch event: to the state, and its step carried out. */
   void on(StateEvent event) {
     if (hooks != null && event instanceof StateEvent.QueueChanged) {
@@ -204,6 +204,9 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
       janitor.tidy(tidy.cleanup(), tidy.answersCreate());
     } else if (step instanceof Step.Release release) {
       released(release);
+    } else if (step instanceof Step.Discard discard) {
+      place.forget(discard.nodes()); // the hold stays LOST, no longer a node of this process
+      var unused = settings.deletes().deleteGuaranteed(discard.nodes());
     } else {
       throw new IllegalStateException("unknown step " + step);
     }
@@ -266,29 +269,10 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     return view.phase().wasGranted() && view.nodes().contains(path);
   }
 
-  // ---- the client's events ----
-
-  @Override
-  public void suspended() {
-    on(new StateEvent.Suspended());
+  @Override // one of the client's events
+  public void heard(StateEvent event) {
+    on(event);
   }
-
-  @Override
-  public void reconnected(long session) {
-    on(new StateEvent.Reconnected(session));
-  }
-
-  @Override
-  public void sessionLost() {
-    on(new StateEvent.SessionLost());
-  }
-
-  @Override
-  public void closed() {
-    on(new StateEvent.Closed());
-  }
-
-  // ---- the caller ----
 
   @Override
   public CompletableFuture<Void> grantedFuture() {
@@ -354,6 +338,20 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   public CompletableFuture<Void> releaseAsync() {
     on(new StateEvent.Release());
     return deleted;
+  }
+
+  @Override
+  public CompletableFuture<LockOwnershipLostException> lostFuture() {
+    return lifecycle.lostFuture();
+  }
+
+  /**
+   * The state decides whether this or a release (or loss) came first. Our nodes go with a
+   * guaranteed delete: never a later holder's node; an unreachable ZooKeeper delays only that.
+   */
+  @Override
+  public void expire(String reason, AtomicBoolean taken) {
+    on(new StateEvent.Expire(reason, taken));
   }
 
   @Override

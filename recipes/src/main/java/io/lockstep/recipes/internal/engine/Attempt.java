@@ -1,8 +1,10 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
@@ -61,6 +63,23 @@ public interface Attempt {
 
   /** Check operations for the caller's transaction, or a {@link LockOwnershipLostException}. */
   List<CuratorOp> ownershipChecks();
+
+  /**
+   * Completes with the loss once the hold is LOST; fails with a {@link
+   * java.util.concurrent.CancellationException} once it is let go without a loss. Completed on the
+   * engine's threads, never on ZooKeeper's event thread.
+   */
+  CompletableFuture<LockOwnershipLostException> lostFuture();
+
+  /**
+   * Gives the hold up as lost, for {@code reason}, unless it was released or lost first: the hold
+   * becomes LOST (its listeners, observers and loss stage hear it) and its nodes are deleted in the
+   * background.
+   *
+   * @param taken set if this call made the hold LOST (left alone if it was released or lost first),
+   *     before a release that follows can clear the hold
+   */
+  void expire(String reason, AtomicBoolean taken);
 
   /** Where the attempt or hold stands. */
   Phase phase();

@@ -31,17 +31,12 @@ final class ClientEvents {
 
   /** An acquisition, as the client's events reach it. */
   interface Member {
-    /** SUSPENDED or READ_ONLY. */
-    void suspended();
-
-    /** CONNECTED or RECONNECTED, in session {@code session}. */
-    void reconnected(long session);
-
-    /** LOST. */
-    void sessionLost();
-
-    /** The client is closing: terminal. */
-    void closed();
+    /**
+     * One of the client's events: {@link StateEvent.Suspended} (SUSPENDED or READ_ONLY), {@link
+     * StateEvent.Reconnected} (CONNECTED or RECONNECTED), {@link StateEvent.SessionLost} (LOST) or
+     * {@link StateEvent.Closed} (the client is closing: terminal).
+     */
+    void heard(StateEvent event);
   }
 
   /** How often a client without a close listener is checked while locks are live. */
@@ -168,7 +163,7 @@ final class ClientEvents {
       case READ_ONLY:
         readOnly = state == ConnectionState.READ_ONLY;
         disconnected.get().complete(null);
-        List.copyOf(members).forEach(Member::suspended);
+        List.copyOf(members).forEach(member -> member.heard(new StateEvent.Suspended()));
         break;
       case CONNECTED:
       case RECONNECTED:
@@ -178,11 +173,11 @@ final class ClientEvents {
           disconnected.compareAndSet(last, new CompletableFuture<>());
         }
         long session = sessionId();
-        List.copyOf(members).forEach(member -> member.reconnected(session));
+        List.copyOf(members).forEach(member -> member.heard(new StateEvent.Reconnected(session)));
         break;
       case LOST:
         disconnected.get().complete(null);
-        List.copyOf(members).forEach(Member::sessionLost);
+        List.copyOf(members).forEach(member -> member.heard(new StateEvent.SessionLost()));
         break;
     }
   }
@@ -202,7 +197,7 @@ final class ClientEvents {
     }
     disconnected.get().complete(null);
     onClose.run();
-    toTell.forEach(Member::closed);
+    toTell.forEach(member -> member.heard(new StateEvent.Closed()));
   }
 
   private long sessionId() {

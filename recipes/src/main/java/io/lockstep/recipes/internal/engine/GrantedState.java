@@ -19,7 +19,7 @@ import org.apache.zookeeper.KeeperException.Code;
  *
  * <pre>
  *   HELD --Suspended--&gt; AT_RISK --Verified, connected--&gt; HELD
- *   HELD, AT_RISK --own node gone, session lost or new, client closed--&gt; LOST
+ *   HELD, AT_RISK --own node gone, session lost or new, client closed, expired--&gt; LOST
  *   HELD, AT_RISK, LOST --Release--&gt; RELEASED
  * </pre>
  */
@@ -107,6 +107,9 @@ final class GrantedState {
       return verified(verified);
     } else if (event instanceof StateEvent.SessionLost) {
       return lose("the session was lost");
+    } else if (event instanceof StateEvent.Expire expire) {
+      expire.taken().set(true);
+      return new Step.Both(lose(expire.reason()), new Step.Discard(nodes));
     } else if (event instanceof StateEvent.Closed) {
       return lose("the Curator client was closed");
     } else if (event instanceof StateEvent.OwnNodeChanged changed) {

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.concurrent.CancellationException;
@@ -25,6 +26,7 @@ public final class Lifecycle {
   private final Telemetry telemetry;
   private final CompletableFuture<Void> granted = new CompletableFuture<>();
   private final CompletableFuture<Void> decided = new CompletableFuture<>();
+  private final CompletableFuture<LockOwnershipLostException> lost = new CompletableFuture<>();
   private volatile RuntimeException failure;
   private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
   private volatile Consumer<LockState> changeHook; // told of the hold's changes, in order
@@ -64,6 +66,15 @@ public final class Lifecycle {
   /** Completes when the first try reached a verdict: what a zero budget waits for. */
   public CompletableFuture<Void> decidedFuture() {
     return decided;
+  }
+
+  /**
+   * Completes with the loss once the hold is LOST, or fails with a {@link CancellationException}
+   * once it is let go without a loss; completed by the {@link Notifier}, after the listeners heard
+   * the change, so its dependent stages never run on ZooKeeper's event thread.
+   */
+  public CompletableFuture<LockOwnershipLostException> lostFuture() {
+    return lost;
   }
 
   /** Why the attempt failed, once it has. */
@@ -123,6 +134,10 @@ public final class Lifecycle {
     if (hook != null) {
       notifier.submit(() -> hook.accept(state));
     }
+    if (state == LockState.LOST) {
+      LockOwnershipLostException loss = LockFailures.lost(settings.description(), reason);
+      notifier.submit(() -> lost.complete(loss));
+    }
   }
 
   /** A revocation was requested: {@code handler} runs in order with the notices. */
@@ -165,6 +180,10 @@ public final class Lifecycle {
           lostReason);
     }
     CompletableFuture<Void> observed = telemetry.released(token);
+    notifier.submit( // a hold lost before has completed it already
+        () ->
+            lost.completeExceptionally(
+                new CancellationException("Lock " + settings.description() + " was released")));
     if (!settings.hasListeners()) {
       return observed;
     }

@@ -78,6 +78,11 @@ public final class LockFailures {
             + reason);
   }
 
+  /** A hold was lost, for {@code reason}, as its loss stage reports it. */
+  static LockOwnershipLostException lost(String description, String reason) {
+    return new LockOwnershipLostException("Lock " + description + " was lost: " + reason);
+  }
+
   /** A downgrade's write node is gone: the write hold was lost. */
   static LockOwnershipLostException tieBroken(String description, String writeNode) {
     return new LockOwnershipLostException(

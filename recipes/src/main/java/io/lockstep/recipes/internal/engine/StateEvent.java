@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What can happen to an acquisition: the columns of {@link AcquisitionState}'s table. Answers to
@@ -137,4 +138,10 @@ sealed interface StateEvent {
 
   /** The holder lets go. */
   record Release() implements StateEvent {}
+
+  /**
+   * The hold is given up as lost, for {@code reason} (its time to live ran out); {@code taken} is
+   * set if it held until then, and so became LOST by this event.
+   */
+  record Expire(String reason, AtomicBoolean taken) implements StateEvent {}
 }

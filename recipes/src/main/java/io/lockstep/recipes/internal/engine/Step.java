@@ -90,6 +90,12 @@ sealed interface Step {
   /** The holder let go: delete our nodes, say RELEASED (and warn if the hold had been lost). */
   record Release(List<String> nodes, long token, String lostReason) implements Step {}
 
+  /**
+   * A hold was given up as lost by the engine (its time to live ran out): delete our nodes in the
+   * background. The hold stays LOST until its holder lets go.
+   */
+  record Discard(List<String> nodes) implements Step {}
+
   /** Two steps, in order. */
   record Both(Step first, Step second) implements Step {}
 

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
@@ -100,6 +101,21 @@ final class PlaceMember implements Attempt {
     CompletableFuture<Void> done = new CompletableFuture<>();
     var unused = place.release(record, done);
     return done;
+  }
+
+  @Override
+  public CompletableFuture<LockOwnershipLostException> lostFuture() {
+    return lifecycle.lostFuture();
+  }
+
+  /**
+   * Not supported: a local hold shares its process's node with the next local holders, so it has no
+   * node of its own to give up.
+   */
+  @Override
+  public void expire(String reason, AtomicBoolean taken) {
+    throw new UnsupportedOperationException(
+        "A hold of a lock that hands off locally cannot expire: " + settings.description());
   }
 
   @Override

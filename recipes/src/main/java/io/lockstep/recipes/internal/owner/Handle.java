@@ -2,8 +2,10 @@ package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
@@ -47,6 +49,11 @@ final class Handle implements LockHold {
   public List<CuratorOp> ownershipChecks() {
     checkOpen();
     return acquisition.ownershipChecks();
+  }
+
+  @Override
+  public CompletionStage<LockOwnershipLostException> whenLost() {
+    return acquisition.lostFuture().copy(); // the caller's own: its cancel leaves ours alone
   }
 
   @Override

@@ -14,6 +14,7 @@ import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -77,7 +78,8 @@ class AcquisitionStateTest {
     SESSION_LOST(s -> s.on(new StateEvent.SessionLost())),
     CLOSED(s -> s.on(new StateEvent.Closed())),
     WITHDRAW(s -> s.on(new StateEvent.Withdraw())),
-    RELEASE(s -> s.on(new StateEvent.Release()));
+    RELEASE(s -> s.on(new StateEvent.Release())),
+    EXPIRE(s -> s.on(new StateEvent.Expire("its time to live ran out", new AtomicBoolean())));
 
     final Function<AcquisitionState, Step> fire;
 
@@ -92,18 +94,18 @@ class AcquisitionStateTest {
    */
   private static final String TABLE =
       """
-      phase       CREATED            CREATE_LOST       CREATE_NONODE           FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE
-      CREATING    ReadQueue/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
-      RECOVERING  Tidy               -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !
-      READING     Tidy               -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      WAITING     Tidy               -                 -                       -                  -           -              -                  Both/HELD               -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !
-      HELD        Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
-      AT_RISK     Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED
-      LOST        Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED
-      RELEASED    Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              -
-      WITHDRAWN   Tidy               Tidy              Tidy                    -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !
-      FAILED      Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !
+      phase       CREATED            CREATE_LOST       CREATE_NONODE           FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE  EXPIRE
+      CREATING    ReadQueue/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
+      RECOVERING  Tidy               -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
+      READING     Tidy               -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
+      WAITING     Tidy               -                 -                       -                  -           -              -                  Both/HELD               -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
+      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
+      HELD        Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      AT_RISK     Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      LOST        Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED  -
+      RELEASED    Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              -  -
+      WITHDRAWN   Tidy               Tidy              Tidy                    -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
+      FAILED      Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
       """;
 
   static Stream<Arguments> cells() {
@@ -136,6 +138,31 @@ class AcquisitionStateTest {
   }
 
   // ---- beyond one cell ----
+
+  @Test
+  void anExpiryRacingARelease_exactlyOneWins() {
+    AcquisitionState expiredFirst = inPhase(Phase.HELD);
+    AtomicBoolean taken = new AtomicBoolean();
+    Step expiry = expiredFirst.on(new StateEvent.Expire("its time to live ran out", taken));
+    assertThat(taken).isTrue();
+    assertThat(expiry)
+        .isEqualTo(
+            new Step.Both(
+                new Step.Notify(
+                    LockState.LOST, expiredFirst.view().token(), "its time to live ran out"),
+                new Step.Discard(expiredFirst.view().nodes())));
+    assertThat(expiredFirst.view().lostReason()).isEqualTo("its time to live ran out");
+    Step release = expiredFirst.on(new StateEvent.Release());
+    assertThat(release).isInstanceOf(Step.Release.class);
+    assertThat(((Step.Release) release).lostReason()).isEqualTo("its time to live ran out");
+
+    AcquisitionState releasedFirst = inPhase(Phase.HELD);
+    assertThat(releasedFirst.on(new StateEvent.Release())).isInstanceOf(Step.Release.class);
+    AtomicBoolean late = new AtomicBoolean();
+    assertThat(releasedFirst.on(new StateEvent.Expire("its time to live ran out", late)))
+        .isEqualTo(Step.IGNORE);
+    assertThat(late).isFalse();
+  }
 
   @Test
   void anAnswerOfAnEarlierEpoch_isIgnored_andAStaleCreateIsTidiedAway() {

@@ -1,0 +1,155 @@
+package io.lockstep.recipes.reactor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.recipes.locks.FencedLock;
+import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+import io.lockstep.recipes.locks.LockState;
+import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link ReactiveLocks} on a real server: holds as {@code Mono}s, cancellation while waiting, work
+ * under a lock released however it ends and cancelled when the lock is lost. The extension checks
+ * after each test that no node and no watch is left.
+ */
+@Timeout(60)
+class ReactiveLocksTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  @Test
+  void hold_acquiresOnSubscription_andTheSubscriberCloses() {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    Mono<LockHold> mono = ReactiveLocks.hold(lock);
+    assertThat(lock.getParticipantNodes()).as("nothing before subscription").isEmpty();
+
+    LockHold hold = mono.block(Duration.ofSeconds(10));
+
+    assertThat(hold.state()).isEqualTo(LockState.HELD);
+    assertThat(lock.getParticipantNodes()).hasSize(1);
+    hold.close();
+    assertThat(lock.getParticipantNodes()).isEmpty();
+  }
+
+  @Test
+  void hold_cancelledWhileWaiting_leavesNoNode() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    FencedLock holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    FencedLock waiter = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    try (LockHold held = holder.hold()) {
+      Disposable waiting = ReactiveLocks.hold(waiter).subscribe(LockHold::close);
+      await().until(() -> admin.getChildren().forPath(zk.path("lock")).size() == 2);
+
+      waiting.dispose();
+
+      await().until(() -> admin.getChildren().forPath(zk.path("lock")).size() == 1);
+      assertThat(held.state()).isEqualTo(LockState.HELD);
+    }
+  }
+
+  @Test
+  void hold_withinABudget_failsWithTimeout_andLeavesNoNode() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    FencedLock holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    FencedLock waiter = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    try (LockHold held = holder.hold()) {
+      assertThatThrownBy(() -> ReactiveLocks.hold(waiter, Duration.ofMillis(200)).block())
+          .hasCauseInstanceOf(TimeoutException.class);
+      await().until(() -> admin.getChildren().forPath(zk.path("lock")).size() == 1);
+    }
+    assertThatThrownBy(() -> ReactiveLocks.hold(waiter, Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("wait");
+  }
+
+  @Test
+  void withLock_runsTheBodyUnderTheLock_andReleasesOnCompletion() {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+
+    List<Long> tokens =
+        ReactiveLocks.withLock(lock, hold -> Flux.just(hold.fencingToken(), hold.fencingToken()))
+            .collectList()
+            .block(Duration.ofSeconds(10));
+
+    assertThat(tokens).hasSize(2).allMatch(token -> token > 0);
+    await().until(() -> lock.getParticipantNodes().isEmpty());
+  }
+
+  @Test
+  void withLock_releasesOnErrorAndOnCancel() {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+
+    assertThatThrownBy(
+            () ->
+                ReactiveLocks.withLock(lock, hold -> Flux.error(new IllegalStateException("boom")))
+                    .blockLast(Duration.ofSeconds(10)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("boom");
+    await().until(() -> lock.getParticipantNodes().isEmpty());
+
+    AtomicBoolean bodyCancelled = new AtomicBoolean();
+    Disposable running =
+        ReactiveLocks.withLock(
+                lock, hold -> Flux.<Long>never().doOnCancel(() -> bodyCancelled.set(true)))
+            .subscribe();
+    await().until(() -> lock.getParticipantNodes().size() == 1);
+    running.dispose();
+    await().until(() -> bodyCancelled.get() && lock.getParticipantNodes().isEmpty());
+  }
+
+  @Test
+  void withLock_bodyIsCancelled_andFailsWithTheLoss_whenTheHoldIsLost() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    AtomicBoolean bodyCancelled = new AtomicBoolean();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicReference<String> signalledOn = new AtomicReference<>();
+
+    ReactiveLocks.withLock(
+            lock, hold -> Flux.<Long>never().doOnCancel(() -> bodyCancelled.set(true)))
+        .subscribe(
+            token -> {},
+            error -> {
+              signalledOn.set(Thread.currentThread().getName());
+              failure.set(error);
+            });
+    await().until(() -> lock.getParticipantNodes().size() == 1);
+    admin.delete().forPath(lock.getParticipantNodes().iterator().next());
+
+    await().until(() -> failure.get() != null);
+    assertThat(failure.get()).isInstanceOf(LockOwnershipLostException.class);
+    await().untilTrue(bodyCancelled);
+    assertThat(signalledOn.get()).doesNotContain("EventThread");
+    await().until(() -> lock.getParticipantNodes().isEmpty()); // the lost hold was closed too
+  }
+
+  @Test
+  void manyCycles_leaveTheThreadCountBounded() {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    ReactiveLocks.withLock(lock, hold -> Mono.just(1)).blockLast(Duration.ofSeconds(10));
+    int before = Thread.activeCount();
+
+    for (int i = 0; i < 100; i++) {
+      ReactiveLocks.withLock(lock, hold -> Mono.just(hold.fencingToken()))
+          .blockLast(Duration.ofSeconds(10));
+    }
+
+    await().until(() -> lock.getParticipantNodes().isEmpty());
+    assertThat(Thread.activeCount()).as("no thread per cycle").isLessThan(before + 20);
+  }
+}

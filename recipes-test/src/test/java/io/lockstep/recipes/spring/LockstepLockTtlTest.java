@@ -1,0 +1,252 @@
+package io.lockstep.recipes.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.recipes.locks.LockAttempt;
+import io.lockstep.recipes.locks.LockObserver;
+import io.lockstep.recipes.locks.LockObservers;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+import io.lockstep.recipes.locks.LockState;
+import io.lockstep.testing.LockThread;
+import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.integration.support.locks.DistributedLock;
+import org.springframework.integration.support.locks.RenewableLockRegistry;
+
+/**
+ * Time to live of the registry's holds ({@code DistributedLock}, {@code RenewableLockRegistry}): a
+ * hold that outlives it fails safe (node deleted, hold LOST, its token refused), renewal keeps it,
+ * an unlock of an expired hold throws as Spring's JDBC and Redis registries do, and an expiry
+ * racing an unlock leaves no node whichever wins. The behaviour Spring's {@code
+ * JdbcLockRegistryTests} pins for TTL and renewal, on ZooKeeper.
+ */
+@Timeout(120)
+class LockstepLockTtlTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  @Test
+  void holdOutlivingItsTtl_losesItsNode_turnsLost_andAnotherProcessGetsAGreaterToken()
+      throws Exception {
+    CuratorFramework admin = zk.newClient();
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    LockstepLockRegistry otherProcess = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    DistributedLock distributed = registry.obtain("orders");
+    LockstepLock lock = (LockstepLock) distributed;
+    List<LockState> states = new CopyOnWriteArrayList<>();
+    lock.fencedLock().getStateListenable().addListener(change -> states.add(change.state()));
+    List<LockState> observed = new CopyOnWriteArrayList<>();
+    LockObservers.of(lock.fencedLock())
+        .addListener(
+            new LockObserver() {
+              @Override
+              public void stateChanged(LockAttempt attempt, LockState state, long token) {
+                observed.add(state);
+              }
+            });
+
+    distributed.lock(Duration.ofMillis(300));
+    long token = lock.fencingToken();
+    String node = lock.fencedLock().getParticipantNodes().iterator().next();
+
+    await().until(() -> admin.checkExists().forPath(node) == null);
+    await().until(() -> states.contains(LockState.LOST));
+    assertThat(observed).contains(LockState.LOST);
+    assertThatThrownBy(lock::fencingToken).isInstanceOf(LockOwnershipLostException.class);
+    assertThatThrownBy(lock.fencedLock()::checkHeld)
+        .isInstanceOf(LockOwnershipLostException.class)
+        .hasMessageContaining("time to live");
+    assertThatThrownBy(lock.fencedLock()::ownershipChecks)
+        .isInstanceOf(LockOwnershipLostException.class);
+
+    LockstepLock other = otherProcess.obtain("orders");
+    try (LockThread thread = new LockThread("other process")) {
+      thread.run(() -> assertThat(other.tryLock(10, TimeUnit.SECONDS)).isTrue()).get();
+      assertThat(thread.call(other::fencingToken).get()).isGreaterThan(token);
+      assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+      assertThat(lock.fencedLock().isAcquiredInThisProcess()).as("unlock cleared it").isFalse();
+      assertThat(states).endsWith(LockState.LOST, LockState.RELEASED);
+      thread.run(other::unlock).get();
+    }
+  }
+
+  @Test
+  void renewBeforeExpiry_keepsTheHold_andAnotherProcessCannotTakeIt() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    LockstepLock other = new LockstepLockRegistry(zk.newClient(), zk.path("r")).obtain("orders");
+    LockstepLock lock = registry.obtain("orders");
+    assertThat(lock.tryLock(Duration.ofSeconds(10), Duration.ofMillis(500))).isTrue();
+    String node = lock.fencedLock().getParticipantNodes().iterator().next();
+
+    registry.renewLock("orders", Duration.ofMinutes(5));
+
+    await() // past the first deadline, the hold holds throughout
+        .pollInSameThread()
+        .during(Duration.ofMillis(1_500))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !isLost(lock) && admin.checkExists().forPath(node) != null);
+    try (LockThread thread = new LockThread("other process")) {
+      assertThat(thread.call(() -> other.tryLock(200, TimeUnit.MILLISECONDS)).get()).isFalse();
+    }
+    registry.renewLock("orders"); // for its own time to live again: five minutes
+    lock.unlock(); // no exception: it did not expire
+    assertThat(admin.checkExists().forPath(node)).isNull();
+  }
+
+  @Test
+  void renewLock_ofAKeyTheThreadDoesNotHold_throwsIllegalMonitorState() throws Exception {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    RenewableLockRegistry<LockstepLock> renewable = registry;
+    renewable.obtain("orders");
+
+    assertThatThrownBy(() -> renewable.renewLock("orders"))
+        .isInstanceOf(IllegalMonitorStateException.class);
+    LockstepLock lock = registry.obtain("orders");
+    lock.lock(Duration.ofMinutes(5));
+    try (LockThread thread = new LockThread("another thread")) {
+      assertThat(thread.run(() -> renewable.renewLock("orders", Duration.ofMinutes(1))))
+          .failsWithin(Duration.ofSeconds(10))
+          .withThrowableOfType(ExecutionException.class)
+          .withCauseInstanceOf(IllegalMonitorStateException.class);
+    }
+    lock.unlock();
+    assertThatThrownBy(() -> renewable.renewLock("orders", Duration.ofMinutes(1)))
+        .isInstanceOf(IllegalMonitorStateException.class);
+  }
+
+  @Test
+  void renewLock_afterTheTtlRanOut_throwsIllegalState() throws Exception {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    LockstepLock lock = registry.obtain("orders");
+    lock.lock(Duration.ofMillis(100));
+    await().pollInSameThread().until(() -> isLost(lock));
+
+    assertThatThrownBy(() -> registry.renewLock("orders"))
+        .isInstanceOf(IllegalStateException.class)
+        .isNotInstanceOf(IllegalMonitorStateException.class);
+    assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+  }
+
+  @Test
+  void defaultTtl_appliesToLockWithoutOne_andWithoutADefaultAHoldDoesNotExpire() throws Exception {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    assertThat(registry.defaultTtl()).isNull();
+    LockstepLock lock = registry.obtain("orders");
+    lock.lock();
+    await()
+        .pollInSameThread()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> !isLost(lock));
+    lock.unlock();
+
+    registry.setDefaultTtl(Duration.ofMillis(200));
+    assertThat(lock.tryLock()).isTrue();
+    await().pollInSameThread().until(() -> isLost(lock));
+    assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+  }
+
+  @Test
+  void badTtl_isRefused_andSendsNothing() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    LockstepLock lock = registry.obtain("orders");
+
+    assertThatThrownBy(() -> lock.lock(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl");
+    assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl");
+    assertThatThrownBy(() -> lock.lock(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> registry.renewLock("orders", null))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> registry.setDefaultTtl(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(lock.fencedLock().getParticipantNodes()).isEmpty();
+    assertThat(lock.fencedLock().isAcquiredInThisProcess()).isFalse();
+  }
+
+  /**
+   * An expiry racing the unlock: whichever wins, the node is gone, and the unlock either returns or
+   * throws {@link ConcurrentModificationException}, never anything else.
+   */
+  @Test
+  void expiryRacingUnlock_leavesNoNode_andUnlockThrowsOnlyConcurrentModification()
+      throws Exception {
+    CuratorFramework admin = zk.newClient();
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    LockstepLock lock = registry.obtain("orders");
+    int expired = 0;
+    for (int i = 0; i < 300; i++) {
+      lock.lock(Duration.ofMillis(1 + ThreadLocalRandom.current().nextInt(3)));
+      long spin = ThreadLocalRandom.current().nextLong(3_000_000);
+      long start = System.nanoTime();
+      while (System.nanoTime() - start < spin) {
+        Thread.onSpinWait(); // unlock around the deadline
+      }
+      try {
+        lock.unlock();
+      } catch (ConcurrentModificationException e) {
+        expired++;
+      }
+      assertThat(lock.fencedLock().isAcquiredInThisProcess()).isFalse();
+    }
+    String path = registry.pathOf("orders");
+    await().until(() -> admin.getChildren().forPath(path).isEmpty());
+    System.out.println("expiry won " + expired + " of 300 races");
+    assertThat(lock.tryLock()).as("nothing in the way").isTrue();
+    lock.unlock();
+  }
+
+  /**
+   * ZooKeeper unreachable: the hold still turns LOST at its deadline, locally; the delete goes on
+   * in the background, and the node is gone once the server is back.
+   */
+  @Test
+  void ttlDuringAnOutage_holdTurnsLostAtTheDeadline_andTheNodeIsGoneAfterTheRestart()
+      throws Exception {
+    CuratorFramework client =
+        zk.newClient(builder -> builder.sessionTimeoutMs(20_000).connectionTimeoutMs(1_000));
+    LockstepLockRegistry registry = new LockstepLockRegistry(client, zk.path("r"));
+    LockstepLock lock = registry.obtain("orders");
+    List<LockState> states = new CopyOnWriteArrayList<>();
+    lock.fencedLock().getStateListenable().addListener(change -> states.add(change.state()));
+    lock.lock(Duration.ofSeconds(2));
+    String node = lock.fencedLock().getParticipantNodes().iterator().next();
+
+    zk.server().stop();
+    try {
+      await().until(() -> states.contains(LockState.AT_RISK));
+      await().atMost(Duration.ofSeconds(15)).until(() -> states.contains(LockState.LOST));
+      assertThatThrownBy(lock::fencingToken).isInstanceOf(LockOwnershipLostException.class);
+      assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+    } finally {
+      zk.server().restart();
+    }
+
+    CuratorFramework admin = zk.newClient();
+    await().atMost(Duration.ofSeconds(60)).until(() -> admin.checkExists().forPath(node) == null);
+  }
+
+  /** Whether the calling thread's hold was lost (the owning thread must ask). */
+  private static boolean isLost(LockstepLock lock) {
+    try {
+      lock.fencedLock().checkHeld();
+      return false;
+    } catch (LockOwnershipLostException e) {
+      return true;
+    }
+  }
+}

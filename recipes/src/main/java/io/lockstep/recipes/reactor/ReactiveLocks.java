@@ -1,0 +1,162 @@
+package io.lockstep.recipes.reactor;
+
+import io.lockstep.recipes.locks.FencedLock;
+import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Lockstep's locks for Project Reactor: a {@link LockHold} as a {@link Mono}, and work run under a
+ * lock that is released however the work ends and cancelled if the lock is lost.
+ *
+ * <pre>{@code
+ * import io.lockstep.recipes.locks.FencedLock;
+ * import io.lockstep.recipes.reactor.ReactiveLocks;
+ * import reactor.core.publisher.Flux;
+ * import reactor.core.publisher.Mono;
+ *
+ * FencedLock lock = ...; // any of Lockstep's locks
+ * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
+ * Flux<Long> written =
+ *     ReactiveLocks.withLock(
+ *         lock,
+ *         hold ->
+ *             Mono.fromCallable(
+ *                 () -> {
+ *                   store.write("order-17", "paid", hold.fencingToken());
+ *                   return hold.fencingToken();
+ *                 }));
+ * }</pre>
+ *
+ * <p><b>Waiting.</b> Acquiring parks no thread: it is {@link FencedLock#acquireAsync()}, started on
+ * subscription. Cancelling the subscription while it waits withdraws the attempt (its node is
+ * deleted); a hold granted at the same moment is closed, never leaked.
+ *
+ * <p><b>Releasing.</b> {@link LockHold#close()} waits up to the client's connection timeout for the
+ * delete of the lock node, so the holds these methods close are closed on {@link
+ * Schedulers#boundedElastic()}, never on the thread that completed or cancelled the work (which may
+ * be a non-blocking one).
+ *
+ * <p><b>Loss.</b> Work run by {@link #withLock} is cancelled, and the {@code Flux} fails with
+ * {@link LockOwnershipLostException}, when the hold is lost ({@link LockHold#whenLost()}): session
+ * expired, node deleted, client closed. The signal comes on one of Lockstep's threads, never on
+ * ZooKeeper's event thread. As with any distributed lock, work already sent elsewhere may still
+ * land: fence it with {@link LockHold#fencingToken()}.
+ */
+public final class ReactiveLocks {
+  private ReactiveLocks() {}
+
+  /**
+   * A hold of {@code lock}, acquired when subscribed to, waiting as long as it takes. The
+   * subscriber owns the hold and must close it; cancelling before the grant withdraws the attempt.
+   *
+   * @param lock the lock to acquire
+   * @return a {@code Mono} of the hold; it fails with {@link
+   *     io.lockstep.recipes.locks.LockException} if ZooKeeper fails beyond the client's retry
+   *     policy
+   * @throws NullPointerException if {@code lock} is null
+   */
+  public static Mono<LockHold> hold(FencedLock lock) {
+    Objects.requireNonNull(lock, "lock");
+    return hold(() -> lock.acquireAsync().toCompletableFuture());
+  }
+
+  /**
+   * A hold of {@code lock}, acquired when subscribed to, within {@code wait}: the {@code Mono}
+   * fails with a {@link java.util.concurrent.TimeoutException} (or {@link
+   * io.lockstep.recipes.locks.LockUnreachableException}) when it runs out, as {@link
+   * FencedLock#acquireAsync(Duration)} does.
+   *
+   * @param lock the lock to acquire
+   * @param wait the longest time to wait, not negative
+   * @return a {@code Mono} of the hold
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code wait} is negative
+   */
+  public static Mono<LockHold> hold(FencedLock lock, Duration wait) {
+    Objects.requireNonNull(lock, "lock");
+    Objects.requireNonNull(wait, "wait");
+    if (wait.isNegative()) {
+      throw new IllegalArgumentException("wait must not be negative: " + wait);
+    }
+    return hold(() -> lock.acquireAsync(wait).toCompletableFuture());
+  }
+
+  /**
+   * Runs {@code body} under {@code lock}: acquires a hold when subscribed to (waiting as long as it
+   * takes), subscribes to the body's publisher, and closes the hold when the body completes, fails
+   * or is cancelled. If the hold is lost meanwhile, the body is cancelled and the result fails with
+   * the {@link LockOwnershipLostException}.
+   *
+   * @param lock the lock to hold while the body runs
+   * @param body makes the work, given the hold (for its fencing token)
+   * @param <T> what the work emits
+   * @return the body's signals, under the lock
+   * @throws NullPointerException if an argument is null
+   */
+  public static <T> Flux<T> withLock(
+      FencedLock lock, Function<? super LockHold, ? extends Publisher<T>> body) {
+    Objects.requireNonNull(body, "body");
+    return Flux.usingWhen(
+        hold(lock),
+        hold -> untilLost(hold, body.apply(hold)),
+        ReactiveLocks::release,
+        (hold, failure) -> release(hold),
+        ReactiveLocks::release);
+  }
+
+  /** A hold from an acquisition started on subscription; a hold nobody takes is closed. */
+  private static Mono<LockHold> hold(Supplier<CompletableFuture<LockHold>> acquire) {
+    return Mono.<LockHold>create(
+            sink -> {
+              CompletableFuture<LockHold> acquiring = acquire.get();
+              sink.onCancel(() -> acquiring.cancel(false)); // a racing grant: released by the lock
+              var unused =
+                  acquiring.whenComplete(
+                      (hold, failure) -> {
+                        if (failure == null) {
+                          sink.success(hold); // after a cancel: discarded, so closed below
+                        } else {
+                          sink.error(unwrap(failure));
+                        }
+                      });
+            })
+        .doOnDiscard(LockHold.class, hold -> release(hold).subscribe());
+  }
+
+  /**
+   * The work's signals until the hold is lost; then the work is cancelled and the result fails with
+   * the loss. ({@code takeUntilOther} cancels the work only when the other publisher emits, not
+   * when it fails: so the loss is emitted, kept, and raised after.)
+   */
+  private static <T> Flux<T> untilLost(LockHold hold, Publisher<T> work) {
+    AtomicReference<LockOwnershipLostException> loss = new AtomicReference<>();
+    Mono<LockOwnershipLostException> lost =
+        Mono.fromCompletionStage(hold.whenLost()) // a stage of our own: its cancel is harmless
+            .doOnNext(loss::set);
+    return Flux.<T>from(work)
+        .takeUntilOther(lost)
+        .concatWith(Mono.defer(() -> loss.get() == null ? Mono.empty() : Mono.error(loss.get())));
+  }
+
+  /** Closes the hold off the calling thread: the delete may wait for ZooKeeper. */
+  private static Mono<Void> release(LockHold hold) {
+    return Mono.fromRunnable(hold::close).subscribeOn(Schedulers.boundedElastic()).then();
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
+  }
+}
