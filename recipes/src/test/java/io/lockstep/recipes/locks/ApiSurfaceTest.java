@@ -33,7 +33,8 @@ class ApiSurfaceTest {
           "io.lockstep.recipes.locks",
           "io.lockstep.recipes.leader",
           "io.lockstep.recipes.spring",
-          "io.lockstep.recipes.micrometer");
+          "io.lockstep.recipes.micrometer",
+          "io.lockstep.recipes.boot");
 
   static final String INTERNAL = "io.lockstep.recipes.internal.";
 
@@ -58,6 +59,12 @@ class ApiSurfaceTest {
           "LockInspector$Entry",
           "LockInspector$Mode",
           "LockInspector$Snapshot",
+          "LocksEndpoint",
+          "LocksEndpoint$LockReport",
+          "LocksEndpoint$LocksReport",
+          "LocksEndpoint$NodeReport",
+          "LocksEndpoint$RootReport",
+          "LocksEndpointAutoConfiguration",
           "LockObserver",
           "LockObservers",
           "LockOwnershipLostException",
@@ -66,9 +73,19 @@ class ApiSurfaceTest {
           "LockStateChange",
           "LockStateListener",
           "LockView",
+          "LockstepHealthAutoConfiguration",
+          "LockstepHealthIndicator",
+          "LockstepInspectorProperties",
           "LockstepLockRegistry",
           "LockstepMetrics",
           "LockstepMetrics$Builder",
+          "LockstepMetricsAutoConfiguration",
+          "LockstepRegistryAutoConfiguration",
+          "LockstepRegistryExpiry",
+          "LockstepRegistryProperties",
+          "LockstepZookeeperAutoConfiguration",
+          "LockstepZookeeperProperties",
+          "LockstepZookeeperProperties$Retry",
           "MultiMutex",
           "MultiMutex$Builder",
           "NonReentrantMutex",

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The module descriptor ({@code src/main/module-info/module-info.java}, put into the jar at {@code
  * package} as {@code META-INF/versions/9/module-info.class}) compiles against the library's classes
- * and the modules it names, exports exactly the API packages, and needs Spring Integration and
- * Micrometer only statically, so the core works without them on a module path as on the class path.
+ * and the modules it names, exports exactly the API packages, and needs Spring Integration,
+ * Micrometer and Spring Boot only statically, so the core works without them on a module path as on
+ * the class path.
  */
 @Timeout(60)
 class ModuleDescriptorTest {
@@ -36,7 +37,12 @@ class ModuleDescriptorTest {
           "zookeeper-3",
           "slf4j-api-",
           "spring-integration-core-",
-          "micrometer-core-");
+          "micrometer-core-",
+          "spring-boot-4",
+          "spring-boot-autoconfigure-",
+          "spring-boot-health-",
+          "spring-boot-actuator-4",
+          "spring-boot-actuator-autoconfigure-");
 
   @Test
   void theDescriptor_compiles_andExportsOnlyTheApi(@TempDir Path out) throws Exception {
@@ -65,7 +71,16 @@ class ModuleDescriptorTest {
   void theOptionalLibraries_areNeededOnlyStatically(@TempDir Path out) throws Exception {
     ModuleDescriptor module = compile(out);
 
-    for (String optional : List.of("spring.integration.core", "micrometer.core", "jdk.jfr")) {
+    for (String optional :
+        List.of(
+            "spring.integration.core",
+            "micrometer.core",
+            "jdk.jfr",
+            "spring.boot",
+            "spring.boot.autoconfigure",
+            "spring.boot.health",
+            "spring.boot.actuator",
+            "spring.boot.actuator.autoconfigure")) {
       assertThat(module.requires())
           .filteredOn(requires -> requires.name().equals(optional))
           .singleElement()
