@@ -19,6 +19,8 @@ import org.apache.zookeeper.KeeperException;
  * are walked in turn, up to a number of paths.
  */
 final class LockWalk {
+  private static final String LEASES = "leases"; // the semaphore layout's lease nodes' parent
+
   private final CuratorFramework client;
   private final LockInspector inspector;
   private final int maxPaths;
@@ -38,14 +40,17 @@ final class LockWalk {
       while (!pending.isEmpty() && read < maxPaths) {
         String path = pending.pop();
         read++;
+        List<String> children = children(path);
         LockInspector.Snapshot snapshot = inspector.inspect(path);
+        if (snapshot.holders().isEmpty() && children.contains(LEASES)) {
+          snapshot = leases(path);
+        }
         List<String> queue = new ArrayList<>();
         if (!snapshot.holders().isEmpty() || !snapshot.waiters().isEmpty()) {
           locks.add(
               new LockReport(
                   path, nodes(snapshot.holders(), queue), nodes(snapshot.waiters(), queue)));
         }
-        List<String> children = children(path);
         for (int i = children.size() - 1; i >= 0; i--) { // pushed in reverse: popped in order
           String child = ZKPaths.makePath(path, children.get(i));
           if (queue.stream()
@@ -58,6 +63,18 @@ final class LockWalk {
       return new RootReport(root, locks, true, e.getMessage()); // incomplete
     }
     return new RootReport(root, locks, !pending.isEmpty(), null);
+  }
+
+  /**
+   * A semaphore's leases, all holders: what {@link LockInspector#inspect(String)} reports once it
+   * recognises the layout, which it does only while the {@code locks} node beside {@code leases}
+   * exists (the server reaps it when empty, and an uncontended semaphore never makes it).
+   */
+  private LockInspector.Snapshot leases(String path) {
+    LockInspector.Snapshot leases = inspector.inspect(ZKPaths.makePath(path, LEASES));
+    List<LockInspector.Entry> all = new ArrayList<>(leases.holders());
+    all.addAll(leases.waiters());
+    return new LockInspector.Snapshot(path, all, List.of());
   }
 
   /** The entries as reported, their nodes noted in {@code queue}. */

@@ -48,7 +48,8 @@ public final class LocksEndpointAutoConfiguration {
   public LocksEndpoint locksEndpoint(
       CuratorFramework client, LockstepInspectorProperties properties, Environment environment) {
     List<String> roots = properties.getRoots();
-    if (roots == null || roots.isEmpty()) {
+    boolean configured = roots != null && !roots.isEmpty();
+    if (!configured) {
       roots =
           List.of(
               environment.getProperty("lockstep.registry.root", LockstepLockRegistry.DEFAULT_ROOT));
@@ -56,7 +57,12 @@ public final class LocksEndpointAutoConfiguration {
     try {
       return new LocksEndpoint(client, roots, properties.getMaxPaths());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("lockstep.inspector: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "lockstep.inspector"
+              + (configured ? "" : " (roots: none configured, so lockstep.registry.root)")
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 }

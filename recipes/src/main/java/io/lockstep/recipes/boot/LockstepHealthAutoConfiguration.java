@@ -20,7 +20,6 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = LockstepZookeeperAutoConfiguration.class)
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnSingleCandidate(CuratorFramework.class)
-@ConditionalOnEnabledHealthIndicator("lockstep")
 public final class LockstepHealthAutoConfiguration {
   /** Creates the configuration; Spring does. */
   public LockstepHealthAutoConfiguration() {}
@@ -32,6 +31,7 @@ public final class LockstepHealthAutoConfiguration {
    * @return the indicator, closed with the context
    */
   @Bean(destroyMethod = "close")
+  @ConditionalOnEnabledHealthIndicator("lockstep") // here: read only with the health module present
   @ConditionalOnMissingBean(
       value = LockstepHealthIndicator.class,
       name = {"lockstepHealthIndicator", "lockstepHealthContributor"})

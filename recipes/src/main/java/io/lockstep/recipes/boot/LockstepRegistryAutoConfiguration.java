@@ -1,6 +1,7 @@
 package io.lockstep.recipes.boot;
 
 import io.lockstep.recipes.spring.LockstepLockRegistry;
+import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -59,21 +60,23 @@ public final class LockstepRegistryAutoConfiguration {
    * @param registry the application's lock registry
    * @param properties the {@code lockstep.registry} properties
    * @return the expiry, closed with the context
-   * @throws IllegalArgumentException if a duration is negative, naming the properties
+   * @throws IllegalArgumentException if a duration is negative, naming the property
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnSingleCandidate(LockstepLockRegistry.class)
   @ConditionalOnMissingBean
   public LockstepRegistryExpiry lockstepRegistryExpiry(
       LockstepLockRegistry registry, LockstepRegistryProperties properties) {
-    try {
-      return new LockstepRegistryExpiry(
-          registry, properties.getExpireUnusedOlderThan(), properties.getExpireInterval());
-    } catch (IllegalArgumentException e) {
+    Duration age = notNegative(properties.getExpireUnusedOlderThan(), "expire-unused-older-than");
+    Duration interval = notNegative(properties.getExpireInterval(), "expire-interval");
+    return new LockstepRegistryExpiry(registry, age, interval);
+  }
+
+  private static Duration notNegative(Duration duration, String property) {
+    if (duration == null || duration.isNegative()) {
       throw new IllegalArgumentException(
-          "lockstep.registry.expire-unused-older-than and expire-interval must not be negative: "
-              + e.getMessage(),
-          e);
+          "lockstep.registry." + property + " must be zero or positive: " + duration);
     }
+    return duration;
   }
 }
