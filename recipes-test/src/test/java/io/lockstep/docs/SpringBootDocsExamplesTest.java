@@ -3,10 +3,7 @@ package io.lockstep.docs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lockstep.docs.DocsExamplesTest.FencedStore;
-import io.lockstep.recipes.boot.LocksEndpointAutoConfiguration;
-import io.lockstep.recipes.boot.LockstepHealthAutoConfiguration;
-import io.lockstep.recipes.boot.LockstepMetricsAutoConfiguration;
-import io.lockstep.recipes.boot.LockstepRegistryAutoConfiguration;
+import io.lockstep.recipes.boot.BootContexts;
 import io.lockstep.recipes.boot.LockstepZookeeperAutoConfiguration;
 import io.lockstep.recipes.locks.LockView;
 import io.lockstep.recipes.micrometer.LockstepMetrics;
@@ -32,7 +29,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -46,15 +42,7 @@ class SpringBootDocsExamplesTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
   private ApplicationContextRunner runner() {
-    return new ApplicationContextRunner()
-        .withConfiguration(
-            AutoConfigurations.of(
-                LockstepZookeeperAutoConfiguration.class,
-                LockstepRegistryAutoConfiguration.class,
-                LockstepMetricsAutoConfiguration.class,
-                LockstepHealthAutoConfiguration.class,
-                LocksEndpointAutoConfiguration.class))
-        .withPropertyValues("lockstep.zookeeper.connect-string=" + zk.server().getConnectString());
+    return BootContexts.runner(zk.server().getConnectString());
   }
 
   // docs/spring-boot.md: service

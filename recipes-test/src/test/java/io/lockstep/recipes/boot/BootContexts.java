@@ -5,12 +5,15 @@ import java.util.Set;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** What the auto-configuration tests share: a context runner with Lockstep's auto-configuration. */
-final class BootContexts {
+/**
+ * What the auto-configuration tests (and the examples of docs/spring-boot.md) share: a context
+ * runner with Lockstep's auto-configuration.
+ */
+public final class BootContexts {
   private BootContexts() {}
 
   /** A runner with every Lockstep auto-configuration, its client pointed at {@code connect}. */
-  static ApplicationContextRunner runner(String connectString) {
+  public static ApplicationContextRunner runner(String connectString) {
     return new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(

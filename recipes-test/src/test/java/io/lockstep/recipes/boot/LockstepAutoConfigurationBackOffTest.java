@@ -17,6 +17,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -79,17 +80,7 @@ class LockstepAutoConfigurationBackOffTest {
   void aPropertySetToOff_leavesOutItsBeans_andKeepsTheOthers(Off off) {
     runner()
         .withPropertyValues(off.property())
-        .run(
-            context -> {
-              assertThat(context).hasNotFailed();
-              for (String name : ALL) {
-                if (off.absent().contains(name)) {
-                  assertThat(context).as(off.property()).doesNotHaveBean(name);
-                } else {
-                  assertThat(context).as(off.property()).hasBean(name);
-                }
-              }
-            });
+        .run(context -> assertOnlyAbsent(context, off.absent(), off.property()));
   }
 
   /** A package hidden from the class path and the beans that need it. */
@@ -114,17 +105,20 @@ class LockstepAutoConfigurationBackOffTest {
   void aLibraryNotOnTheClassPath_leavesOutItsBeans_andKeepsTheOthers(Without without) {
     runner()
         .withClassLoader(new FilteredClassLoader(without.hiddenPackage()))
-        .run(
-            context -> {
-              assertThat(context).hasNotFailed();
-              for (String name : ALL) {
-                if (without.absent().contains(name)) {
-                  assertThat(context).as(without.hiddenPackage()).doesNotHaveBean(name);
-                } else {
-                  assertThat(context).as(without.hiddenPackage()).hasBean(name);
-                }
-              }
-            });
+        .run(context -> assertOnlyAbsent(context, without.absent(), without.hiddenPackage()));
+  }
+
+  /** The context started, without the beans {@code absent} and with every other of {@link #ALL}. */
+  private static void assertOnlyAbsent(
+      AssertableApplicationContext context, List<String> absent, String why) {
+    assertThat(context).hasNotFailed();
+    for (String name : ALL) {
+      if (absent.contains(name)) {
+        assertThat(context).as(why).doesNotHaveBean(name);
+      } else {
+        assertThat(context).as(why).hasBean(name);
+      }
+    }
   }
 
   @Test
