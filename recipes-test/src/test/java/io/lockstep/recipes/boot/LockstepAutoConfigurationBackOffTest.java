@@ -54,58 +54,52 @@ class LockstepAutoConfigurationBackOffTest {
                     .contains(ALL.toArray(String[]::new)));
   }
 
-  /** A property and the beans it leaves out. */
-  record Off(String property, List<String> absent) {
+  /**
+   * A setting (a property, or a package hidden from the class path) and the beans it leaves out.
+   */
+  record Case(String setting, List<String> absent) {
     @Override
     public String toString() {
-      return property;
+      return setting;
     }
   }
 
-  static List<Off> turnedOff() {
+  static List<Case> turnedOff() {
     return List.of(
-        new Off("lockstep.zookeeper.enabled=false", ALL),
-        new Off(
+        new Case("lockstep.zookeeper.enabled=false", ALL),
+        new Case(
             "lockstep.registry.enabled=false",
             List.of("lockstepLockRegistry", "lockstepRegistryExpiry")),
-        new Off("lockstep.metrics.enabled=false", List.of("lockstepMetrics")),
-        new Off("management.health.lockstep.enabled=false", List.of("lockstepHealthIndicator")),
-        new Off("management.health.defaults.enabled=false", List.of("lockstepHealthIndicator")),
-        new Off("management.endpoint.locks.access=NONE", List.of("locksEndpoint")),
-        new Off("management.endpoints.web.exposure.include=health", List.of("locksEndpoint")));
+        new Case("lockstep.metrics.enabled=false", List.of("lockstepMetrics")),
+        new Case("management.health.lockstep.enabled=false", List.of("lockstepHealthIndicator")),
+        new Case("management.health.defaults.enabled=false", List.of("lockstepHealthIndicator")),
+        new Case("management.endpoint.locks.access=NONE", List.of("locksEndpoint")),
+        new Case("management.endpoints.web.exposure.include=health", List.of("locksEndpoint")));
   }
 
   @ParameterizedTest
   @MethodSource("turnedOff")
-  void aPropertySetToOff_leavesOutItsBeans_andKeepsTheOthers(Off off) {
+  void aPropertySetToOff_leavesOutItsBeans_andKeepsTheOthers(Case off) {
     runner()
-        .withPropertyValues(off.property())
-        .run(context -> assertOnlyAbsent(context, off.absent(), off.property()));
+        .withPropertyValues(off.setting())
+        .run(context -> assertOnlyAbsent(context, off.absent(), off.setting()));
   }
 
-  /** A package hidden from the class path and the beans that need it. */
-  record Without(String hiddenPackage, List<String> absent) {
-    @Override
-    public String toString() {
-      return hiddenPackage;
-    }
-  }
-
-  static List<Without> withoutLibraries() {
+  static List<Case> withoutLibraries() {
     return List.of(
-        new Without(
+        new Case(
             "org.springframework.integration",
             List.of("lockstepLockRegistry", "lockstepRegistryExpiry")),
-        new Without("org.springframework.boot.health", List.of("lockstepHealthIndicator")),
-        new Without("org.springframework.boot.actuate", List.of("locksEndpoint")));
+        new Case("org.springframework.boot.health", List.of("lockstepHealthIndicator")),
+        new Case("org.springframework.boot.actuate", List.of("locksEndpoint")));
   }
 
   @ParameterizedTest
   @MethodSource("withoutLibraries")
-  void aLibraryNotOnTheClassPath_leavesOutItsBeans_andKeepsTheOthers(Without without) {
+  void aLibraryNotOnTheClassPath_leavesOutItsBeans_andKeepsTheOthers(Case without) {
     runner()
-        .withClassLoader(new FilteredClassLoader(without.hiddenPackage()))
-        .run(context -> assertOnlyAbsent(context, without.absent(), without.hiddenPackage()));
+        .withClassLoader(new FilteredClassLoader(without.setting()))
+        .run(context -> assertOnlyAbsent(context, without.absent(), without.setting()));
   }
 
   /** The context started, without the beans {@code absent} and with every other of {@link #ALL}. */
