@@ -1,7 +1,8 @@
 /**
  * Lockstep's lock recipes for Apache Curator. Only the API packages are exported: the engine's
  * packages ({@code io.lockstep.recipes.internal.*}) are not part of the API. Spring Integration,
- * Micrometer and Reactor are optional: their adapters need them, the locks never load them.
+ * Micrometer, Reactor and Spring Boot are optional: their adapters need them, the locks never load
+ * them.
  */
 module io.lockstep.recipes {
   requires transitive curator.framework;
@@ -14,10 +15,16 @@ module io.lockstep.recipes {
   requires static micrometer.core;
   requires static reactor.core;
   requires static org.reactivestreams;
+  requires static spring.boot;
+  requires static spring.boot.autoconfigure;
+  requires static spring.boot.health;
+  requires static spring.boot.actuator;
+  requires static spring.boot.actuator.autoconfigure;
 
   exports io.lockstep.recipes.locks;
   exports io.lockstep.recipes.leader;
   exports io.lockstep.recipes.spring;
   exports io.lockstep.recipes.micrometer;
   exports io.lockstep.recipes.reactor;
+  exports io.lockstep.recipes.boot;
 }

@@ -1302,7 +1302,7 @@ class DocsExamplesTest {
         .strip();
   }
 
-  private static Path repositoryRoot() {
+  static Path repositoryRoot() {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {
       dir = dir.getParent();

@@ -34,7 +34,8 @@ class ApiSurfaceTest {
           "io.lockstep.recipes.leader",
           "io.lockstep.recipes.spring",
           "io.lockstep.recipes.micrometer",
-          "io.lockstep.recipes.reactor");
+          "io.lockstep.recipes.reactor",
+          "io.lockstep.recipes.boot");
 
   static final String INTERNAL = "io.lockstep.recipes.internal.";
 
@@ -59,6 +60,12 @@ class ApiSurfaceTest {
           "LockInspector$Entry",
           "LockInspector$Mode",
           "LockInspector$Snapshot",
+          "LocksEndpoint",
+          "LocksEndpoint$LockReport",
+          "LocksEndpoint$LocksReport",
+          "LocksEndpoint$NodeReport",
+          "LocksEndpoint$RootReport",
+          "LocksEndpointAutoConfiguration",
           "LockObserver",
           "LockObservers",
           "LockOwnershipLostException",
@@ -68,9 +75,19 @@ class ApiSurfaceTest {
           "LockStateListener",
           "LockView",
           "LockstepLock",
+          "LockstepHealthAutoConfiguration",
+          "LockstepHealthIndicator",
+          "LockstepInspectorProperties",
           "LockstepLockRegistry",
           "LockstepMetrics",
           "LockstepMetrics$Builder",
+          "LockstepMetricsAutoConfiguration",
+          "LockstepRegistryAutoConfiguration",
+          "LockstepRegistryExpiry",
+          "LockstepRegistryProperties",
+          "LockstepZookeeperAutoConfiguration",
+          "LockstepZookeeperProperties",
+          "LockstepZookeeperProperties$Retry",
           "MultiMutex",
           "MultiMutex$Builder",
           "NonReentrantMutex",

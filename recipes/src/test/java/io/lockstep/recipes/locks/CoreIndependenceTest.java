@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The core never refers to the optional integrations: no compiled class of {@code
  * io.lockstep.recipes.locks} or of the engine ({@code io.lockstep.recipes.internal}) names a type
- * of Spring or Micrometer, so a user without them loads none of their classes (and needs none of
- * their jars). The constant pool of a class file holds every type it refers to as a UTF-8 internal
- * name ({@code org/springframework/...}), which is what this test looks for.
+ * of Spring (Spring Boot included) or Micrometer, so a user without them loads none of their
+ * classes (and needs none of their jars). The constant pool of a class file holds every type it
+ * refers to as a UTF-8 internal name ({@code org/springframework/...}), which is what this test
+ * looks for.
  */
 @Timeout(10)
 class CoreIndependenceTest {
@@ -55,6 +56,12 @@ class CoreIndependenceTest {
             Files.readAllBytes(
                 classes.resolve("io/lockstep/recipes/micrometer/LockstepMetrics.class")),
             StandardCharsets.ISO_8859_1);
+    String boot =
+        new String(
+            Files.readAllBytes(
+                classes.resolve(
+                    "io/lockstep/recipes/boot/LockstepZookeeperAutoConfiguration.class")),
+            StandardCharsets.ISO_8859_1);
     assertThat(registry).contains("org/springframework/");
     assertThat(metrics).contains("io/micrometer/");
     String reactive =
@@ -62,6 +69,7 @@ class CoreIndependenceTest {
             Files.readAllBytes(classes.resolve("io/lockstep/recipes/reactor/ReactiveLocks.class")),
             StandardCharsets.ISO_8859_1);
     assertThat(reactive).contains("reactor/core/");
+    assertThat(boot).contains("org/springframework/boot/");
   }
 
   /** The class files of the locks and of the engine: everything but the adapters. */
@@ -73,6 +81,7 @@ class CoreIndependenceTest {
           .filter(f -> !root.relativize(f).startsWith("spring"))
           .filter(f -> !root.relativize(f).startsWith("micrometer"))
           .filter(f -> !root.relativize(f).startsWith("reactor"))
+          .filter(f -> !root.relativize(f).startsWith("boot"))
           .sorted()
           .toList();
     }

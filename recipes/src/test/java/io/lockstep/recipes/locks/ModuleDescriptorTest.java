@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The module descriptor ({@code src/main/module-info/module-info.java}, put into the jar at {@code
  * package} as {@code META-INF/versions/9/module-info.class}) compiles against the library's classes
- * and the modules it names, exports exactly the API packages, and needs Spring Integration and
- * Micrometer only statically, so the core works without them on a module path as on the class path.
+ * and the modules it names, exports exactly the API packages, and needs Spring Integration,
+ * Micrometer and Spring Boot only statically, so the core works without them on a module path as on
+ * the class path.
  */
 @Timeout(60)
 class ModuleDescriptorTest {
@@ -38,7 +39,12 @@ class ModuleDescriptorTest {
           "spring-integration-core-",
           "micrometer-core-",
           "reactor-core-",
-          "reactive-streams-");
+          "reactive-streams-",
+          "spring-boot-4",
+          "spring-boot-autoconfigure-",
+          "spring-boot-health-",
+          "spring-boot-actuator-4",
+          "spring-boot-actuator-autoconfigure-");
 
   @Test
   void theDescriptor_compiles_andExportsOnlyTheApi(@TempDir Path out) throws Exception {
@@ -73,7 +79,12 @@ class ModuleDescriptorTest {
             "micrometer.core",
             "reactor.core",
             "org.reactivestreams",
-            "jdk.jfr")) {
+            "jdk.jfr",
+            "spring.boot",
+            "spring.boot.autoconfigure",
+            "spring.boot.health",
+            "spring.boot.actuator",
+            "spring.boot.actuator.autoconfigure")) {
       assertThat(module.requires())
           .filteredOn(requires -> requires.name().equals(optional))
           .singleElement()

@@ -1,0 +1,52 @@
+package io.lockstep.recipes.boot;
+
+import io.lockstep.recipes.micrometer.LockstepMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.curator.framework.CuratorFramework;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of {@link LockstepMetrics}: the meters of every lock of the application's
+ * Curator client, bound to the application's {@link MeterRegistry}, when Micrometer is on the class
+ * path and the application has a meter registry (Spring Boot's metrics auto-configuration makes
+ * one, and runs first). It backs off when the application defines a {@code LockstepMetrics} bean of
+ * its own (to tag paths, for instance), and when {@code lockstep.metrics.enabled} is {@code false}.
+ */
+@AutoConfiguration(
+    after = LockstepZookeeperAutoConfiguration.class,
+    afterName = {
+      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure"
+          + ".CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple"
+          + ".SimpleMetricsExportAutoConfiguration"
+    })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnSingleCandidate(CuratorFramework.class)
+@ConditionalOnBooleanProperty(name = "lockstep.metrics.enabled", matchIfMissing = true)
+public final class LockstepMetricsAutoConfiguration {
+  /** Creates the configuration; Spring does. */
+  public LockstepMetricsAutoConfiguration() {}
+
+  /**
+   * The meters of the client's locks, bound to {@code meterRegistry} (Spring Boot binds them to its
+   * other registries too, as every {@code MeterBinder} bean).
+   *
+   * @param client the application's Curator client
+   * @param meterRegistry the application's meter registry
+   * @return the metrics, closed with the context (which removes their gauges)
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnSingleCandidate(MeterRegistry.class)
+  @ConditionalOnMissingBean
+  public LockstepMetrics lockstepMetrics(CuratorFramework client, MeterRegistry meterRegistry) {
+    LockstepMetrics metrics = new LockstepMetrics(client);
+    metrics.bindTo(meterRegistry);
+    return metrics;
+  }
+}
