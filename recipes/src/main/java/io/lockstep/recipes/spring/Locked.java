@@ -17,10 +17,10 @@ import java.lang.annotation.Target;
  * import org.springframework.stereotype.Service;
  *
  * @Service
- * class Shipping {
+ * class OrderService {
  *   private final FencedStore store; // refuses stale tokens (docs/getting-started.md)
  *
- *   Shipping(FencedStore store) {
+ *   OrderService(FencedStore store) {
  *     this.store = store;
  *   }
  *
