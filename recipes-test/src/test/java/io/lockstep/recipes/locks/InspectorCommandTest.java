@@ -20,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -113,6 +115,32 @@ class InspectorCommandTest {
     }
     assertThat(run(zk.server().getConnectString(), zk.path("locks")).out())
         .startsWith("0 locks under ");
+  }
+
+  /** Regression: once the server reaped the idle {@code locks} container, only leases are left. */
+  @Test
+  void aSemaphoreWithItsLeasesAlone_isStillASemaphore() throws Exception {
+    CuratorFramework client = zk.newClient();
+    InterProcessSemaphoreV2 curator = new InterProcessSemaphoreV2(client, zk.path("s/rates"), 2);
+    Lease lease = curator.acquire();
+    try {
+      await("the idle locks container is reaped")
+          .until(() -> client.getChildren().forPath(zk.path("s/rates")).equals(List.of("leases")));
+
+      List<LockInspector.Snapshot> locks = new LockInspector(client).inspectTree(zk.path("s"));
+
+      assertThat(locks)
+          .singleElement()
+          .satisfies(lock -> assertThat(lock.path()).isEqualTo(zk.path("s/rates")))
+          .satisfies(
+              lock ->
+                  assertThat(lock.holders())
+                      .singleElement()
+                      .extracting(LockInspector.Entry::mode)
+                      .isEqualTo(LockInspector.Mode.LEASE));
+    } finally {
+      curator.returnLease(lease);
+    }
   }
 
   @Test

@@ -17,6 +17,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * Nested {@link Locked} calls, interface-based proxies, {@link KeyedLocks} as the lock source, and
@@ -74,9 +75,10 @@ class LockedNestingTest {
     }
   }
 
+  /** Two lock sources: a {@code @Locked} method must name the one it uses. */
   @Configuration(proxyBeanMethods = false)
   @EnableLockstepLocking
-  static class Config {
+  static class Sources {
     @Bean
     KeyedLocks accounts(CuratorFramework client) {
       return new KeyedLocks(client, zk.path("accounts"));
@@ -86,7 +88,11 @@ class LockedNestingTest {
     LockstepLockRegistry registry(CuratorFramework client) {
       return new LockstepLockRegistry(client, zk.path("registry"));
     }
+  }
 
+  @Configuration(proxyBeanMethods = false)
+  @Import(Sources.class)
+  static class Config {
     @Bean
     Ledger ledger() {
       return new LedgerImpl();
@@ -126,18 +132,8 @@ class LockedNestingTest {
   }
 
   @Configuration(proxyBeanMethods = false)
-  @EnableLockstepLocking
+  @Import(Sources.class)
   static class TwoSources {
-    @Bean
-    KeyedLocks accounts(CuratorFramework client) {
-      return new KeyedLocks(client, zk.path("accounts"));
-    }
-
-    @Bean
-    LockstepLockRegistry registry(CuratorFramework client) {
-      return new LockstepLockRegistry(client, zk.path("registry"));
-    }
-
     @Bean
     Unnamed unnamed() {
       return new Unnamed();

@@ -1,12 +1,10 @@
 package io.lockstep.recipes.locks;
 
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -246,18 +244,9 @@ final class InspectorCommand {
 
   /** The data as text if it is valid UTF-8 without control characters, else null. */
   static String text(byte[] data) {
-    try {
-      String text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(data))
-              .toString();
-      return text.chars().anyMatch(Character::isISOControl) ? null : text;
-    } catch (CharacterCodingException e) {
-      return null;
-    }
+    String text = new String(data, StandardCharsets.UTF_8); // malformed bytes become U+FFFD
+    boolean valid = Arrays.equals(text.getBytes(StandardCharsets.UTF_8), data);
+    return valid && text.chars().noneMatch(Character::isISOControl) ? text : null;
   }
 
   private static String session(long sessionId) {

@@ -155,7 +155,7 @@ public final class LockInspector {
   public Snapshot inspect(String path) {
     Arguments.path(path, "path");
     List<String> children = children(path);
-    if (children.contains("leases") && children.contains("locks")) {
+    if (isSemaphoreLayout(children)) {
       return new Snapshot(path, entries(path + "/leases", children(path + "/leases")), List.of());
     }
     List<String> nodes = QueueOrder.lockNodes(children); // other children are no participants
@@ -201,7 +201,7 @@ public final class LockInspector {
             "more than " + MAX_TREE_NODES + " nodes under " + root + ": inspect a narrower root");
       }
       List<String> children = new ArrayList<>(children(path));
-      boolean semaphore = children.contains("leases") && children.contains("locks");
+      boolean semaphore = isSemaphoreLayout(children);
       if (semaphore || !QueueOrder.lockNodes(children).isEmpty()) {
         Snapshot lock = inspect(path);
         if (!lock.holders().isEmpty() || !lock.waiters().isEmpty()) {
@@ -218,6 +218,14 @@ public final class LockInspector {
       }
     }
     return locks;
+  }
+
+  /**
+   * A semaphore's {@code leases} and {@code locks}, or its {@code leases} alone: the server reaps
+   * the {@code locks} container whenever nobody waits.
+   */
+  private static boolean isSemaphoreLayout(List<String> children) {
+    return children.contains("leases") && (children.contains("locks") || children.size() == 1);
   }
 
   private static boolean isSemaphorePart(String child) {
