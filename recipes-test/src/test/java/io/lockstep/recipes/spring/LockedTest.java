@@ -94,6 +94,17 @@ class LockedTest {
     public void badWait(String orderId) {
       calls.incrementAndGet();
     }
+
+    @Locked(key = "#p0")
+    public CompletableFuture<String> later(String orderId) {
+      calls.incrementAndGet();
+      return CompletableFuture.completedFuture(orderId);
+    }
+
+    @Locked(key = "#p0", registry = "noSuchBean")
+    public void unknownRegistry(String orderId) {
+      calls.incrementAndGet();
+    }
   }
 
   record Order(String id) {}
@@ -229,6 +240,14 @@ class LockedTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("Orders.badWait")
         .hasMessageContaining("one second");
+    assertThatThrownBy(() -> orders.later("order-1"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Orders.later")
+        .hasMessageContaining("asynchronous work is not supported");
+    assertThatThrownBy(() -> orders.unknownRegistry("order-1"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Orders.unknownRegistry")
+        .hasMessageContaining("'noSuchBean'");
     assertThat(orders.calls()).isEqualTo(0);
   }
 

@@ -8,6 +8,7 @@ import java.time.format.DateTimeParseException;
 import java.util.concurrent.Future;
 import java.util.function.Function;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -157,7 +158,12 @@ final class LockedMethod {
   private Function<String, FencedLock> locks(String beanName) {
     Object source;
     if (!beanName.isEmpty()) {
-      source = beanFactory.getBean(beanName);
+      try {
+        source = beanFactory.getBean(beanName);
+      } catch (BeansException e) {
+        throw new IllegalStateException(
+            "@Locked method " + name + ": registry bean '" + beanName + "': " + e.getMessage(), e);
+      }
     } else {
       LockstepLockRegistry registry =
           beanFactory.getBeanProvider(LockstepLockRegistry.class).getIfUnique();
