@@ -2,11 +2,15 @@ package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.queue.LatchDriver;
 import io.lockstep.recipes.internal.queue.LeaseDriver;
+import io.lockstep.recipes.internal.queue.NodeNames;
 import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
@@ -40,6 +44,9 @@ import org.apache.zookeeper.data.Stat;
  * }</pre>
  */
 public final class LockInspector {
+  /** The most nodes whose children {@link #inspectTree(String)} reads. */
+  public static final int MAX_TREE_NODES = 10_000;
+
   private final CuratorFramework client;
 
   /**
@@ -148,7 +155,7 @@ public final class LockInspector {
   public Snapshot inspect(String path) {
     Arguments.path(path, "path");
     List<String> children = children(path);
-    if (children.contains("leases") && children.contains("locks")) {
+    if (isSemaphoreLayout(children)) {
       return new Snapshot(path, entries(path + "/leases", children(path + "/leases")), List.of());
     }
     List<String> nodes = QueueOrder.lockNodes(children); // other children are no participants
@@ -164,6 +171,79 @@ public final class LockInspector {
     List<Entry> queue = entries(path, QueueOrder.sort(nodes, ReadWriteDriver.READ));
     int holders = readWriteHolders(queue);
     return new Snapshot(path, queue.subList(0, holders), queue.subList(holders, queue.size()));
+  }
+
+  /**
+   * Reads every lock at or under {@code root}: a path is a lock when it has a participant node (a
+   * protected name, {@code _c_<uuid>-...}) or the semaphore layout ({@code leases} and {@code
+   * locks}); each is read as {@link #inspect(String)} reads it. The walk descends into every child
+   * that is not a participant (nested lock directories, the keys of a {@link KeyedLocks}), skips
+   * {@code /zookeeper}, and reads the children of at most {@link #MAX_TREE_NODES} nodes. Lock
+   * directories with nobody in them are not listed. A root that does not exist has no locks.
+   *
+   * @param root the path to walk from, {@code "/"} for the whole tree
+   * @return the locks with at least one holder or waiter, in path order (depth first)
+   * @throws NullPointerException if {@code root} is null
+   * @throws IllegalArgumentException if {@code root} is not a valid absolute ZooKeeper path
+   * @throws IllegalStateException if more than {@link #MAX_TREE_NODES} nodes would be read: inspect
+   *     a narrower root
+   * @throws LockException if ZooKeeper cannot be read
+   */
+  public List<Snapshot> inspectTree(String root) {
+    Arguments.path(root, "root");
+    List<Snapshot> locks = new ArrayList<>();
+    Deque<String> pending = new ArrayDeque<>(List.of(root));
+    int read = 0;
+    while (!pending.isEmpty()) {
+      String path = pending.pop();
+      if (++read > MAX_TREE_NODES) {
+        throw new IllegalStateException(
+            "more than " + MAX_TREE_NODES + " nodes under " + root + ": inspect a narrower root");
+      }
+      List<String> children = new ArrayList<>(children(path));
+      boolean semaphore = isSemaphoreLayout(children);
+      if (semaphore || !QueueOrder.lockNodes(children).isEmpty()) {
+        Snapshot lock = inspect(path);
+        if (!lock.holders().isEmpty() || !lock.waiters().isEmpty()) {
+          locks.add(lock);
+        }
+      }
+      children.removeIf(c -> NodeNames.isLockNode(c) || semaphore && isSemaphorePart(c));
+      children.sort(Comparator.reverseOrder()); // popped in order
+      for (String child : children) {
+        String next = ZKPaths.makePath(path, child);
+        if (!next.equals("/zookeeper")) {
+          pending.push(next);
+        }
+      }
+    }
+    return locks;
+  }
+
+  /**
+   * A semaphore's {@code leases} and {@code locks}, or its {@code leases} alone: the server reaps
+   * the {@code locks} container whenever nobody waits.
+   */
+  private static boolean isSemaphoreLayout(List<String> children) {
+    return children.contains("leases") && (children.contains("locks") || children.size() == 1);
+  }
+
+  private static boolean isSemaphorePart(String child) {
+    return child.equals("leases") || child.equals("locks");
+  }
+
+  /**
+   * Runs the inspector as a command: lists every lock under a root ({@link #inspectTree(String)})
+   * as a table, or as JSON with {@code --json}. Usage: {@code java -cp <lockstep-recipes jar and
+   * its runtime dependencies> io.lockstep.recipes.locks.LockInspector <connect string> <root>
+   * [--json] [--namespace <namespace>] [--timeout <seconds>]}; {@code --help} tells more. Exits
+   * with 0 on success, 2 on bad arguments, 1 when ZooKeeper cannot be reached or read within the
+   * timeout (10 seconds unless given).
+   *
+   * @param args the command's arguments
+   */
+  public static void main(String[] args) {
+    System.exit(InspectorCommand.run(args, System.out, System.err));
   }
 
   /**

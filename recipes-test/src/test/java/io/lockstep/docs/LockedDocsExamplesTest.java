@@ -1,0 +1,86 @@
+package io.lockstep.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lockstep.docs.DocsExamplesTest.FencedStore;
+import io.lockstep.recipes.spring.EnableLockstepLocking;
+import io.lockstep.recipes.spring.Locked;
+import io.lockstep.recipes.spring.LockedCall;
+import io.lockstep.recipes.spring.LockstepLockRegistry;
+import io.lockstep.testing.ZooKeeperExtension;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.stereotype.Service;
+
+/** The {@code @Locked} examples of {@code docs/spring.md}, run in a Spring context. */
+@Timeout(60)
+class LockedDocsExamplesTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  // docs/spring.md: enable locked methods
+  // import io.lockstep.recipes.spring.EnableLockstepLocking;
+  // import io.lockstep.recipes.spring.LockstepLockRegistry;
+  // import org.springframework.context.annotation.Bean;
+  // import org.springframework.context.annotation.Configuration;
+
+  @Configuration
+  @EnableLockstepLocking
+  static class LockingConfiguration {
+    @Bean
+    LockstepLockRegistry lockRegistry(CuratorFramework client) {
+      return new LockstepLockRegistry(client, "/locks");
+    }
+  }
+
+  // docs: end
+
+  // docs/spring.md: a locked method
+  // import io.lockstep.recipes.spring.Locked;
+  // import io.lockstep.recipes.spring.LockedCall;
+  // import org.springframework.stereotype.Service;
+
+  @Service
+  static class Shipping {
+    private final FencedStore store; // refuses stale tokens, see getting-started.md
+
+    Shipping(FencedStore store) {
+      this.store = store;
+    }
+
+    @Locked(key = "'orders/' + #orderId", waitFor = "PT5S")
+    public void ship(String orderId) {
+      store.write(orderId, "shipped", LockedCall.current().fencingToken());
+    }
+  }
+
+  // docs: end
+
+  @Test
+  void lockedMethod_runsUnderTheKeysLock_andWritesWithItsToken() throws Exception {
+    FencedStore store = new FencedStore();
+    CuratorFramework client = zk.newClient();
+    try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+      context.registerBean(CuratorFramework.class, () -> client);
+      context.registerBean(FencedStore.class, () -> store);
+      context.register(LockingConfiguration.class, Shipping.class);
+      context.refresh();
+      Shipping shipping = context.getBean(Shipping.class);
+
+      shipping.ship("17");
+
+      assertThat(store.read("17")).isEqualTo("shipped");
+      assertThat(
+              context
+                  .getBean(LockstepLockRegistry.class)
+                  .obtain("orders/17")
+                  .fencedLock()
+                  .getParticipantNodes())
+          .isEmpty();
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package io.lockstep.recipes.locks;
+
+import java.util.Locale;
+
+/**
+ * Writes JSON by hand, for the inspector command (the core has no JSON library): objects, arrays,
+ * strings, numbers and null, with the commas between them. Strings come out as ASCII: quotes,
+ * backslashes, control characters and every character beyond ASCII are escaped (a backslash, {@code
+ * u} and four hex digits), so the output is valid JSON in any encoding, lone surrogates too.
+ */
+final class JsonWriter {
+  private final StringBuilder out = new StringBuilder();
+  private boolean needsComma; // a value was written in the current object or array
+
+  JsonWriter beginObject() {
+    open('{');
+    return this;
+  }
+
+  JsonWriter endObject() {
+    out.append('}');
+    needsComma = true;
+    return this;
+  }
+
+  JsonWriter beginArray() {
+    open('[');
+    return this;
+  }
+
+  JsonWriter endArray() {
+    out.append(']');
+    needsComma = true;
+    return this;
+  }
+
+  /** The name of the next member of an object. */
+  JsonWriter name(String name) {
+    comma();
+    quote(name);
+    out.append(':');
+    needsComma = false;
+    return this;
+  }
+
+  JsonWriter value(String value) {
+    comma();
+    if (value == null) {
+      out.append("null");
+    } else {
+      quote(value);
+    }
+    needsComma = true;
+    return this;
+  }
+
+  JsonWriter value(long value) {
+    comma();
+    out.append(value);
+    needsComma = true;
+    return this;
+  }
+
+  @Override
+  public String toString() {
+    return out.toString();
+  }
+
+  private void open(char bracket) {
+    comma();
+    out.append(bracket);
+    needsComma = false;
+  }
+
+  private void comma() {
+    if (needsComma) {
+      out.append(',');
+    }
+  }
+
+  private void quote(String text) {
+    out.append('"');
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (c < 0x20 || c > 0x7e) {
+            out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    out.append('"');
+  }
+}
