@@ -1,5 +1,12 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.local.LocalPlace;
+import io.lockstep.recipes.internal.queue.Slot;
+import java.time.Duration;
+import java.util.Objects;
+
 /**
  * What a lock built with {@code localHandoff} does (cohort locking): the bound's default, and the
  * rules. Not instantiable; it exists to document the option in one place.
@@ -48,6 +55,9 @@ public final class LocalHandoff {
   /** The default bound: local handoffs in a row while another participant may wait. */
   public static final int DEFAULT_MAX_IN_A_ROW = 8;
 
+  /** The longest linger a lock accepts: one day. */
+  public static final Duration MAX_LINGER = Duration.ofDays(1);
+
   private LocalHandoff() {}
 
   static int checkBound(int maxInARow) {
@@ -55,5 +65,27 @@ public final class LocalHandoff {
       throw new IllegalArgumentException("maxInARow must be at least 1: " + maxInARow);
     }
     return maxInARow;
+  }
+
+  static long checkLinger(Duration linger) {
+    Objects.requireNonNull(linger, "linger");
+    if (linger.isNegative() || linger.isZero() || linger.compareTo(MAX_LINGER) > 0) {
+      throw new IllegalArgumentException(
+          "linger must be positive and at most " + MAX_LINGER + ": " + linger);
+    }
+    return linger.toNanos();
+  }
+
+  /**
+   * The attempts of a mutex: on a place shared by the process's local contenders if it asked for
+   * local handoff or a linger (which implies the default bound), else plain ones.
+   */
+  static AttemptFactory attempts(
+      LockSettings settings, Slot slot, int localHandoffs, long lingerNanos) {
+    if (localHandoffs == 0 && lingerNanos == 0) {
+      return AttemptFactory.plain(settings);
+    }
+    int bound = localHandoffs > 0 ? localHandoffs : DEFAULT_MAX_IN_A_ROW;
+    return LocalPlace.attempts(settings, slot, bound, lingerNanos);
   }
 }
