@@ -155,6 +155,29 @@ final class BenchmarkPage {
     return blocks;
   }
 
+  /**
+   * The first line of a block that says its own run: when, how long, the command, the load around
+   * it and whether the machine was shared ({@code cores}: the cores available to the JVM).
+   */
+  static String measuredLine(
+      String started,
+      Duration took,
+      String command,
+      String loadBefore,
+      String loadAfter,
+      int cores) {
+    return String.format(
+        Locale.ROOT,
+        "Measured %s (%s): `%s`, from the repository root; load average before: %s, after: %s;"
+            + " machine shared: %s.%n%n",
+        started,
+        Figures.minutes(took),
+        command,
+        loadBefore,
+        loadAfter,
+        shared(loadBefore, cores) ? "**yes**" : "no");
+  }
+
   /** A block's text, or a line saying the run did not measure it. */
   private static String orNotRun(String text) {
     return text.isEmpty() ? "*Not measured in this run.*\n" : text;

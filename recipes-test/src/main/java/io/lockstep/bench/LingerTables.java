@@ -29,16 +29,8 @@ final class LingerTables {
     if (run == null) {
       return "";
     }
-    return String.format(
-            Locale.ROOT,
-            "Measured %s (%s): `%s`, from the repository root; load average before: %s, after:"
-                + " %s; machine shared: %s.%n%n",
-            run.started(),
-            Figures.minutes(run.took()),
-            command,
-            run.loadBefore(),
-            run.loadAfter(),
-            BenchmarkPage.shared(run.loadBefore(), cores) ? "**yes**" : "no")
+    return BenchmarkPage.measuredLine(
+            run.started(), run.took(), command, run.loadBefore(), run.loadAfter(), cores)
         + String.format(
             Locale.ROOT,
             "**Loop alone**: one thread, one client, acquire + release; %s of warm-up (the"

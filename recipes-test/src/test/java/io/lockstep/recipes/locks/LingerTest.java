@@ -8,6 +8,7 @@ import io.lockstep.testing.Sessions;
 import io.lockstep.testing.TcpProxy;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException;
@@ -229,15 +231,13 @@ class LingerTest {
     client.create().creatingParentsIfNeeded().forPath(data, new byte[0]);
     ReentrantMutex lock = lingering(client, zk.path("lock"), LONG);
     LockHold first = lock.hold();
-    List<org.apache.curator.framework.api.transaction.CuratorOp> stale = first.ownershipChecks();
+    List<CuratorOp> stale = new ArrayList<>(first.ownershipChecks());
     first.close();
 
     LockHold second = lock.hold(); // the kept place is written first: the old checks fail
 
-    List<org.apache.curator.framework.api.transaction.CuratorOp> ops = new java.util.ArrayList<>();
-    ops.addAll(stale);
-    ops.add(client.transactionOp().setData().forPath(data, new byte[] {1}));
-    assertThatThrownBy(() -> client.transaction().forOperations(ops))
+    stale.add(client.transactionOp().setData().forPath(data, new byte[] {1}));
+    assertThatThrownBy(() -> client.transaction().forOperations(stale))
         .isInstanceOf(KeeperException.BadVersionException.class);
     second.close();
     giveBackThroughCurator(zk.path("lock"));

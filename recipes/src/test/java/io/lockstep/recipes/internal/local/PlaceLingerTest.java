@@ -8,7 +8,6 @@ import io.lockstep.recipes.locks.LockState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,11 +30,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>HELD_AGAIN: as LINGERING, then b joined and holds, granted in memory.
  * </ul>
  *
- * The columns: a member joins; the row's subject releases; the granting read's child watch fires
- * (another participant queued, or our node went); the linger timer fires after the linger ran out
- * (DUE) or before (DUE_EARLY); the place's hold goes at risk or is lost; the read at a bound
- * answers; the row's subject asks for its fence; a stale grant; a withdrawal of a member not
- * waiting.
+ * The columns: a join; the subject's release; the child watch fires (someone queued, or our node
+ * went); the timer fires after the linger ran out or before; at risk, lost; the bound's read
+ * answers; the subject asks for its fence; a stale grant; a withdrawal of a member not waiting.
  */
 @Timeout(10)
 class PlaceLingerTest {
@@ -89,15 +86,7 @@ class PlaceLingerTest {
     Contender subject = place.row(row);
     PlaceState.Phase before = place.state.placePhase();
     List<PlaceStep> steps = place.fire(column, subject);
-    String actual =
-        steps.isEmpty()
-            ? "-"
-            : steps.stream()
-                    .map(step -> step.getClass().getSimpleName())
-                    .collect(Collectors.joining("+"))
-                + "/"
-                + place.state.placePhase();
-    assertThat(actual).isEqualTo(expected);
+    assertThat(StateTables.outcome(steps, place.state.placePhase())).isEqualTo(expected);
     if (expected.equals("-")) {
       assertThat(place.state.placePhase()).as("unchanged").isEqualTo(before);
     }
@@ -109,8 +98,7 @@ class PlaceLingerTest {
     final PlaceState state = new PlaceState(() -> now);
 
     Contender row(Row row) {
-      Contender a = join(8);
-      state.on(granted(1, true));
+      Contender a = firstHold(8);
       if (row == Row.LINGERING_CHECKS) {
         assertThat(state.takeChecks(a)).isNotNull();
       }
@@ -150,6 +138,13 @@ class PlaceLingerTest {
     Contender join(int bound, long linger) {
       Contender member = new Contender(bound, linger, null);
       state.on(new PlaceEvent.Join(member));
+      return member;
+    }
+
+    /** A member that holds the place, granted alone (its child watch armed). */
+    Contender firstHold(int bound) {
+      Contender member = join(bound);
+      state.on(granted(1, true));
       return member;
     }
 
@@ -194,12 +189,10 @@ class PlaceLingerTest {
     Place place = new Place();
     Contender a = place.join(8, 0);
     place.state.on(granted(1, true));
-
     assertThat(names(place.release(a))).containsExactly("Released", "GiveBack");
   }
 
   // ---- when the place is not kept ----
-
   @Test
   void aPlaceGrantedBehindAnotherParticipant_isGivenBack_forNoWatchTellsOfTheNext() {
     Place place = new Place();
@@ -212,8 +205,7 @@ class PlaceLingerTest {
   @Test
   void aChangeHeardWhileHeld_givesThePlaceBackAtTheRelease() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     assertThat(place.state.on(new PlaceEvent.QueueChanged(1))).as("a holds: nothing yet").isEmpty();
 
     assertThat(names(place.release(a))).containsExactly("Released", "GiveBack");
@@ -232,8 +224,7 @@ class PlaceLingerTest {
   @Test
   void aHoldAtRisk_givesThePlaceBackAtItsRelease() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     place.state.on(new PlaceEvent.PlaceChanged(1, LockState.AT_RISK));
 
     assertThat(names(place.release(a))).containsExactly("Released", "GiveBack");
@@ -242,8 +233,7 @@ class PlaceLingerTest {
   @Test
   void aReleaseOfALostPlace_givesItBack() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
 
     assertThat(names(place.state.on(new PlaceEvent.Release(a, 1, true, null))))
         .containsExactly("Released", "GiveBack");
@@ -252,8 +242,7 @@ class PlaceLingerTest {
   @Test
   void aReadSentAtTheBound_thatFindsOthersWhileThePlaceLingers_givesItBack() {
     Place place = new Place();
-    Contender a = place.join(1);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(1);
     Contender b = place.join(1);
     assertThat(names(place.release(a))).contains("Grant", "CheckQueue");
     assertThat(names(place.release(b))).containsExactly("LingerTimer", "Released");
@@ -265,8 +254,7 @@ class PlaceLingerTest {
   @Test
   void aReadSentAtTheBound_thatFindsThePlaceAlone_keepsIt() {
     Place place = new Place();
-    Contender a = place.join(1);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(1);
     Contender b = place.join(1);
     place.release(a);
     place.release(b);
@@ -280,8 +268,7 @@ class PlaceLingerTest {
   @Test
   void aTimerThatFiresEarly_isArmedAgainForWhatIsLeft() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     PlaceStep.LingerTimer first = (PlaceStep.LingerTimer) place.release(a).get(0);
     assertThat(first.delayNanos()).isEqualTo(LINGER);
     place.now += LINGER / 2;
@@ -300,8 +287,7 @@ class PlaceLingerTest {
   @Test
   void aShorterLinger_armsATimerOfItsOwn() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     place.release(a);
     Contender quick = place.join(8, LINGER / 10);
 
@@ -312,8 +298,7 @@ class PlaceLingerTest {
   @Test
   void aTimerOfAPlaceGivenBack_isIgnored_byTheNextPlace() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     PlaceStep.LingerTimer timer = (PlaceStep.LingerTimer) place.release(a).get(0);
     place.state.on(new PlaceEvent.QueueChanged(1)); // given back
     assertThat(names(place.state.on(new PlaceEvent.Join(new Contender(8, LINGER, null)))))
@@ -328,8 +313,7 @@ class PlaceLingerTest {
   @Test
   void aTimerDuringAGiveBack_changesNothing() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     PlaceStep.LingerTimer timer = (PlaceStep.LingerTimer) place.release(a).get(0);
     place.state.on(new PlaceEvent.QueueChanged(1));
 
@@ -343,8 +327,7 @@ class PlaceLingerTest {
   @Test
   void aJoinAfterTheGiveBack_takesANewPlace() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     place.release(a);
     place.state.on(new PlaceEvent.QueueChanged(1));
 
@@ -356,8 +339,7 @@ class PlaceLingerTest {
   @Test
   void aChangeAfterTheJoin_waitsForTheRelease() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     place.release(a);
     Contender b = place.join(8);
 
@@ -371,8 +353,7 @@ class PlaceLingerTest {
   @Test
   void aHoldAfterALinger_whoseTokenWasTaken_writesTheNodeForAFreshOne() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     place.release(a);
     Contender b = place.join(8);
     assertThat(b.token).as("the grant's token went to a").isZero();
@@ -388,8 +369,7 @@ class PlaceLingerTest {
   @Test
   void aHoldAfterALingerThatFollowedChecks_waitsForTheWrite_thatFailsThem() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     assertThat(place.state.takeChecks(a).version()).isZero();
     place.release(a);
     Contender b = new Contender(8, LINGER, null);
@@ -404,8 +384,7 @@ class PlaceLingerTest {
   @Test
   void aFailedWriteAfterALinger_givesThePlaceBack_andTheJoinerTakesANewOne() {
     Place place = new Place();
-    Contender a = place.join(8);
-    place.state.on(granted(1, true));
+    Contender a = place.firstHold(8);
     place.state.takeChecks(a);
     place.release(a);
     Contender b = new Contender(8, LINGER, null);
