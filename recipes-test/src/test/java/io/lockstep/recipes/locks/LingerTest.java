@@ -97,12 +97,10 @@ class LingerTest {
               }
             });
     ReentrantMutex lock = lingering(client, zk.path("lock"), LONG);
-
     for (int i = 0; i < 5; i++) {
       lock.acquire();
       lock.release();
     }
-
     await().until(() -> released.get() == 5);
     assertThat(granted).hasValue(5);
     giveBackThroughCurator(zk.path("lock"));
