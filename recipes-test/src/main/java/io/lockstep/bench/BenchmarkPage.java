@@ -34,6 +34,7 @@ final class BenchmarkPage {
     MULTI_CONTENTION,
     UNREACHABLE,
     SEMAPHORE_ELECTION,
+    LINGER,
     MISSED;
 
     /** The block's name in its markers: "run", "multi-contention". */
@@ -149,8 +150,32 @@ final class BenchmarkPage {
     blocks.put(
         Block.SEMAPHORE_ELECTION,
         orNotRun(new SemaphoreElectionTables(results).block(command, machine.cores())));
+    blocks.put(Block.LINGER, orNotRun(new LingerTables(results).block(command, machine.cores())));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
     return blocks;
+  }
+
+  /**
+   * The first line of a block that says its own run: when, how long, the command, the load around
+   * it and whether the machine was shared ({@code cores}: the cores available to the JVM).
+   */
+  static String measuredLine(
+      String started,
+      Duration took,
+      String command,
+      String loadBefore,
+      String loadAfter,
+      int cores) {
+    return String.format(
+        Locale.ROOT,
+        "Measured %s (%s): `%s`, from the repository root; load average before: %s, after: %s;"
+            + " machine shared: %s.%n%n",
+        started,
+        Figures.minutes(took),
+        command,
+        loadBefore,
+        loadAfter,
+        shared(loadBefore, cores) ? "**yes**" : "no");
   }
 
   /** A block's text, or a line saying the run did not measure it. */

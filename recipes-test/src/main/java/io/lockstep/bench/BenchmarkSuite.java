@@ -38,7 +38,8 @@ import org.apache.curator.test.TestingServer;
  * release takes then ({@link UnreachableScenario}); {@code semaphore-election}: {@code
  * CountingSemaphore} against {@code InterProcessSemaphoreV2}, uncontended and under contention
  * ({@link SemaphoreScenario}), and leader handoffs of {@code LeaderElection} against {@code
- * LeaderLatch} ({@link ElectionScenario}).
+ * LeaderLatch} ({@link ElectionScenario}); {@code linger}: lock caching, a loop alone and two
+ * processes taking turns, against Curator at 0 and 1 ms added round trip ({@link LingerRuns}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -52,8 +53,8 @@ import org.apache.curator.test.TestingServer;
  * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run; {@code
  * --update}, with {@code --only}, replaces in the page the blocks of the sections run and leaves
  * every other block and the charts as they are, for sections whose block says its own run ({@code
- * unreachable}, {@code semaphore-election}); {@code --curator-waiters N} runs Curator's
- * thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full).
+ * unreachable}, {@code semaphore-election}, {@code linger}); {@code --curator-waiters N} runs
+ * Curator's thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -79,7 +80,8 @@ public final class BenchmarkSuite {
     RW("rw"),
     MULTI_CONTENTION("multicontention"),
     UNREACHABLE("unreachable", BenchmarkPage.Block.UNREACHABLE),
-    SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION);
+    SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION),
+    LINGER("linger", BenchmarkPage.Block.LINGER);
 
     private final String option;
 
@@ -287,6 +289,9 @@ public final class BenchmarkSuite {
       }
       if (sections.contains(Section.SEMAPHORE_ELECTION)) {
         runs.semaphoreElection();
+      }
+      if (sections.contains(Section.LINGER)) {
+        LingerRuns.run(probe, connect, results);
       }
 
       Duration took = Duration.between(started, Instant.now());

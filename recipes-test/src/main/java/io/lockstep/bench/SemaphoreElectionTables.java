@@ -65,16 +65,8 @@ final class SemaphoreElectionTables {
     }
     StringBuilder block = new StringBuilder();
     block.append(
-        String.format(
-            Locale.ROOT,
-            "Measured %s (%s): `%s`, from the repository root; load average before: %s, after:"
-                + " %s; machine shared: %s.%n%n",
-            run.started(),
-            Figures.minutes(run.took()),
-            command,
-            run.loadBefore(),
-            run.loadAfter(),
-            BenchmarkPage.shared(run.loadBefore(), cores) ? "**yes**" : "no"));
+        BenchmarkPage.measuredLine(
+            run.started(), run.took(), command, run.loadBefore(), run.loadAfter(), cores));
     block
         .append(
             String.format(

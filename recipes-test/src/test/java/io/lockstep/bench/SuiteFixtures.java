@@ -210,6 +210,25 @@ final class SuiteFixtures {
             5,
             10,
             100);
+    Histogram turn = new Histogram(3);
+    turn.recordValue(2_000_000);
+    results.lingerRun =
+        new LingerRuns.Run(
+            "2026-01-04T00:00:00 UTC",
+            Duration.ofMinutes(1),
+            "0.50 / 0.40 / 0.30",
+            "0.60 / 0.40 / 0.30",
+            List.of(
+                new LingerRuns.Loop(Duration.ZERO, LingerRuns.Series.CURATOR, 500, 3),
+                new LingerRuns.Loop(Duration.ZERO, LingerRuns.Series.LINGER, 1_000_000, 0)),
+            List.of(
+                new LingerRuns.Alternation(
+                    Duration.ZERO,
+                    LingerRuns.Series.LINGER,
+                    LingerRuns.Series.CURATOR,
+                    false,
+                    turn,
+                    6)));
   }
 
   /** A semaphore point at {@code perSecond} leases, acquire latency 2 ms. */

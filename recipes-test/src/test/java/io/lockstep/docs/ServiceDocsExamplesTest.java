@@ -220,6 +220,26 @@ class ServiceDocsExamplesTest {
   }
 
   @Test
+  void linger_aLockTakenAgainAndAgain_keepsItsPlace() throws Exception {
+    CuratorFramework client = zk.newClient();
+    List<String> processed = new ArrayList<>();
+    // docs/services.md: linger
+    // import java.time.Duration;
+
+    ReentrantMutex reportLock =
+        ReentrantMutex.builder(client, "/locks/report").linger(Duration.ofMinutes(5)).build();
+    for (int i = 0; i < 3; i++) {
+      try (LockHold hold = reportLock.hold()) { // after the first: held in memory, no request
+        processed.add("report");
+      }
+    }
+    // docs: end
+    assertThat(processed).hasSize(3);
+    assertThat(reportLock.getParticipantNodes()).as("the kept place").hasSize(1);
+    client.close(); // gives the kept place back
+  }
+
+  @Test
   void onLost_stopTheWorkAndClose() throws Exception {
     CuratorFramework client = zk.newClient();
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/batches");

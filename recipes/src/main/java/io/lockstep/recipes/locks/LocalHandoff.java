@@ -1,8 +1,16 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.local.LocalPlace;
+import io.lockstep.recipes.internal.queue.Slot;
+import java.time.Duration;
+import java.util.Objects;
+
 /**
- * What a lock built with {@code localHandoff} does (cohort locking): the bound's default, and the
- * rules. Not instantiable; it exists to document the option in one place.
+ * What a lock built with {@code localHandoff} or {@code linger} does (cohort locking, lock
+ * caching): the bound's default, the longest linger, and the rules. Not instantiable; it exists to
+ * document the options in one place.
  *
  * <p><b>Order.</b> All lock objects of one Curator client on one path built with local handoff
  * share one place in the lock's queue: one node for the process. While the process holds, its local
@@ -43,10 +51,30 @@ package io.lockstep.recipes.locks;
  * ReadWriteMutex}: a downgrade ties a read node to the write node, and with a write node shared by
  * the process's writers the tied reader would hold beside the next local writer. Revocation is not
  * offered either: its request names a node, which here is the process's.
+ *
+ * <p><b>Linger (lock caching).</b> A lock built with {@code linger(d)} keeps the process's place
+ * for up to {@code d} after the last local release, with no local contender waiting, while no other
+ * participant queues: an acquire in that time holds at once, in memory, with no request (a hold
+ * that asks for its token pays one write if an earlier hold took the place's, as above). The place
+ * is kept only while the child watch left by the read that granted it is armed, so the process
+ * hears the next participant queue at no cost; when it does, the place goes back at once if no
+ * local contender holds, else at the release (within the bound if local contenders wait). So
+ * another process, Curator's included, waits at most one notification and one delete longer than
+ * without linger, and is never starved. The place also goes back when the linger runs out, when its
+ * connection is suspended, and when it is lost or its client closes. Nobody else holds while a
+ * place lingers (its node is first in the queue), and a local acquire and a give-back are decided
+ * under one lock: the acquire holds the kept place, or takes a new one behind whoever queued. A
+ * place granted behind another participant (no child watch) goes back at its last release, as
+ * without linger. Lock objects have no {@code close()}: a place nobody uses any more goes back when
+ * its linger runs out or its client closes. A {@link LockInspector} shows the kept node as the
+ * holder's, also while no thread holds it.
  */
 public final class LocalHandoff {
   /** The default bound: local handoffs in a row while another participant may wait. */
   public static final int DEFAULT_MAX_IN_A_ROW = 8;
+
+  /** The longest linger a lock accepts: one day. */
+  public static final Duration MAX_LINGER = Duration.ofDays(1);
 
   private LocalHandoff() {}
 
@@ -55,5 +83,27 @@ public final class LocalHandoff {
       throw new IllegalArgumentException("maxInARow must be at least 1: " + maxInARow);
     }
     return maxInARow;
+  }
+
+  static long checkLinger(Duration linger) {
+    Objects.requireNonNull(linger, "linger");
+    if (linger.isNegative() || linger.isZero() || linger.compareTo(MAX_LINGER) > 0) {
+      throw new IllegalArgumentException(
+          "linger must be positive and at most " + MAX_LINGER + ": " + linger);
+    }
+    return linger.toNanos();
+  }
+
+  /**
+   * The attempts of a mutex: on a place shared by the process's local contenders if it asked for
+   * local handoff or a linger (which implies the default bound), else plain ones.
+   */
+  static AttemptFactory attempts(
+      LockSettings settings, Slot slot, int localHandoffs, long lingerNanos) {
+    if (localHandoffs == 0 && lingerNanos == 0) {
+      return AttemptFactory.plain(settings);
+    }
+    int bound = localHandoffs > 0 ? localHandoffs : DEFAULT_MAX_IN_A_ROW;
+    return LocalPlace.attempts(settings, slot, bound, lingerNanos);
   }
 }

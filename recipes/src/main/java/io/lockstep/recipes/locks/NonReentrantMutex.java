@@ -2,11 +2,11 @@ package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.LockSettings;
-import io.lockstep.recipes.internal.local.LocalPlace;
 import io.lockstep.recipes.internal.owner.ObjectOwnership;
 import io.lockstep.recipes.internal.owner.Ownership;
 import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.Slot;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -83,29 +83,34 @@ public final class NonReentrantMutex extends AbstractFencedLock {
    *     driver's lock name cannot be part of a node name
    */
   public NonReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this(client, path, driver, 0);
+    this(client, path, driver, 0, 0);
   }
 
   private NonReentrantMutex(
-      CuratorFramework client, String path, LockDriver driver, int localHandoffs) {
-    super(hold(client, path, driver, localHandoffs));
+      CuratorFramework client,
+      String path,
+      LockDriver driver,
+      int localHandoffs,
+      long lingerNanos) {
+    super(hold(client, path, driver, localHandoffs, lingerNanos));
     this.client = client;
     this.path = path;
     this.driver = driver;
   }
 
   private static Ownership hold(
-      CuratorFramework client, String path, LockDriver driver, int localHandoffs) {
+      CuratorFramework client,
+      String path,
+      LockDriver driver,
+      int localHandoffs,
+      long lingerNanos) {
     Arguments.client(client);
     Arguments.path(path, "path");
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
     Slot slot = Slot.of(path, driver, null);
     LockSettings settings = LockSettings.of(client, path, "NonReentrantMutex");
-    AttemptFactory attempts =
-        localHandoffs > 0
-            ? LocalPlace.attempts(settings, slot, localHandoffs)
-            : AttemptFactory.plain(settings);
+    AttemptFactory attempts = LocalHandoff.attempts(settings, slot, localHandoffs, lingerNanos);
     return new ObjectOwnership(attempts, List.of(slot));
   }
 
@@ -139,6 +144,7 @@ public final class NonReentrantMutex extends AbstractFencedLock {
     private final String path;
     private LockDriver driver = LockDriver.mutex();
     private int localHandoffs;
+    private long lingerNanos;
 
     private Builder(CuratorFramework client, String path) {
       this.client = client;
@@ -181,13 +187,31 @@ public final class NonReentrantMutex extends AbstractFencedLock {
     }
 
     /**
+     * Keeps the process's place in the queue for up to {@code linger} after the last local release,
+     * while no other participant queues (lock caching): an acquire in that time holds at once, in
+     * memory, with no request. The place goes back as soon as another participant queues (when no
+     * local contender holds; else at the release), and when the linger runs out. Implies {@link
+     * #localHandoff()} unless a bound was set; see {@link LocalHandoff} for when it pays and what
+     * it costs other processes.
+     *
+     * @param linger how long the place is kept; positive, at most {@link LocalHandoff#MAX_LINGER}
+     * @return this builder
+     * @throws NullPointerException if {@code linger} is null
+     * @throws IllegalArgumentException if {@code linger} is not positive or exceeds the maximum
+     */
+    public Builder linger(Duration linger) {
+      this.lingerNanos = LocalHandoff.checkLinger(linger);
+      return this;
+    }
+
+    /**
      * Checks the options and makes the lock. Nothing is sent to ZooKeeper until the first acquire.
      *
      * @return the lock
      * @throws IllegalArgumentException if the driver's lock name cannot be part of a node name
      */
     public NonReentrantMutex build() {
-      return new NonReentrantMutex(client, path, driver, localHandoffs);
+      return new NonReentrantMutex(client, path, driver, localHandoffs, lingerNanos);
     }
   }
 

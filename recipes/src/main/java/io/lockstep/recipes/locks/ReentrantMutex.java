@@ -2,13 +2,13 @@ package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.LockSettings;
-import io.lockstep.recipes.internal.local.LocalPlace;
 import io.lockstep.recipes.internal.owner.Handles;
 import io.lockstep.recipes.internal.owner.Ownership;
 import io.lockstep.recipes.internal.owner.Revocation;
 import io.lockstep.recipes.internal.owner.ThreadOwnership;
 import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.Slot;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -96,7 +96,7 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
    *     driver's lock name cannot be part of a node name
    */
   public ReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this(client, path, driver, new Revocation(), 0);
+    this(client, path, driver, new Revocation(), 0, 0);
   }
 
   private ReentrantMutex(
@@ -104,12 +104,13 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
       String path,
       LockDriver driver,
       Revocation revocation,
-      int localHandoffs) {
-    super(holds(client, path, driver, revocation, localHandoffs));
+      int localHandoffs,
+      long lingerNanos) {
+    super(holds(client, path, driver, revocation, localHandoffs, lingerNanos));
     this.client = client;
     this.path = path;
     this.driver = driver;
-    this.revocation = localHandoffs > 0 ? null : revocation;
+    this.revocation = localHandoffs > 0 || lingerNanos > 0 ? null : revocation;
   }
 
   /**
@@ -142,6 +143,7 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
     private final String path;
     private LockDriver driver = LockDriver.mutex();
     private int localHandoffs;
+    private long lingerNanos;
 
     private Builder(CuratorFramework client, String path) {
       this.client = client;
@@ -191,13 +193,31 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
     }
 
     /**
+     * Keeps the process's place in the queue for up to {@code linger} after the last local release,
+     * while no other participant queues (lock caching): an acquire in that time holds at once, in
+     * memory, with no request. The place goes back as soon as another participant queues (when no
+     * local contender holds; else at the release), and when the linger runs out. Implies {@link
+     * #localHandoff()} unless a bound was set; see {@link LocalHandoff} for when it pays and what
+     * it costs other processes.
+     *
+     * @param linger how long the place is kept; positive, at most {@link LocalHandoff#MAX_LINGER}
+     * @return this builder
+     * @throws NullPointerException if {@code linger} is null
+     * @throws IllegalArgumentException if {@code linger} is not positive or exceeds the maximum
+     */
+    public Builder linger(Duration linger) {
+      this.lingerNanos = LocalHandoff.checkLinger(linger);
+      return this;
+    }
+
+    /**
      * Checks the options and makes the lock. Nothing is sent to ZooKeeper until the first acquire.
      *
      * @return the lock
      * @throws IllegalArgumentException if the driver's lock name cannot be part of a node name
      */
     public ReentrantMutex build() {
-      return new ReentrantMutex(client, path, driver, new Revocation(), localHandoffs);
+      return new ReentrantMutex(client, path, driver, new Revocation(), localHandoffs, lingerNanos);
     }
   }
 
@@ -206,17 +226,15 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
       String path,
       LockDriver driver,
       Revocation revocation,
-      int localHandoffs) {
+      int localHandoffs,
+      long lingerNanos) {
     Arguments.client(client);
     Arguments.path(path, "path");
     Objects.requireNonNull(driver, "driver");
     Arguments.lockName(driver.lockName());
     Slot slot = Slot.of(path, driver, null);
     LockSettings settings = LockSettings.of(client, path, "ReentrantMutex");
-    AttemptFactory attempts =
-        localHandoffs > 0
-            ? LocalPlace.attempts(settings, slot, localHandoffs)
-            : AttemptFactory.plain(settings);
+    AttemptFactory attempts = LocalHandoff.attempts(settings, slot, localHandoffs, lingerNanos);
     return new ThreadOwnership(
         attempts,
         thread -> List.of(revocation.slotFor(slot)),

@@ -44,4 +44,19 @@ public final class StateTables {
     seen.values()
         .forEach(cells -> assertThat(cells).containsExactly((Object[]) columns.getEnumConstants()));
   }
+
+  /**
+   * A cell's text for what an event did: "-" for no step, else the steps' simple class names joined
+   * by "+", a slash and the phase after them.
+   */
+  public static String outcome(List<?> steps, Object phase) {
+    if (steps.isEmpty()) {
+      return "-";
+    }
+    StringBuilder text = new StringBuilder();
+    for (Object step : steps) {
+      text.append(text.length() == 0 ? "" : "+").append(step.getClass().getSimpleName());
+    }
+    return text.append('/').append(phase).toString();
+  }
 }

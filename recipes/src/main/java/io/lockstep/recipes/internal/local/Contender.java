@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Contender {
   final int maxInARow;
+  final long lingerNanos; // how long the place is kept after this member lets go last; 0: not
   final Lifecycle lifecycle;
   io.lockstep.recipes.internal.engine.Phase phase =
       io.lockstep.recipes.internal.engine.Phase.WAITING;
@@ -28,7 +29,18 @@ public final class Contender {
    * @param lifecycle what the runner announces to (null in tests without a runner)
    */
   public Contender(int maxInARow, Lifecycle lifecycle) {
+    this(maxInARow, 0, lifecycle);
+  }
+
+  /**
+   * @param maxInARow as for {@link #Contender(int, Lifecycle)}
+   * @param lingerNanos how long the place is kept when this member lets go and nobody local waits
+   *     (lock caching); 0 to give it back at once
+   * @param lifecycle as for {@link #Contender(int, Lifecycle)}
+   */
+  public Contender(int maxInARow, long lingerNanos, Lifecycle lifecycle) {
     this.maxInARow = maxInARow;
+    this.lingerNanos = lingerNanos;
     this.lifecycle = lifecycle;
   }
 }

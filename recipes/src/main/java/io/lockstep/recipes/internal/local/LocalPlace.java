@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException.Code;
 
@@ -39,7 +40,7 @@ public final class LocalPlace {
   private final LockSettings settings; // the place's own: observed through its members only
   private final Slot slot;
   private final byte[] data; // what the node holds, written again by a fence
-  private final PlaceState state = new PlaceState();
+  private final PlaceState state;
   private final Outbox<PlaceStep> outbox = new Outbox<>(this::run);
   private final ConcurrentMap<Integer, Acquisition> taken = new ConcurrentHashMap<>();
   private volatile int lastTaken; // the id of the place's attempt started last
@@ -47,9 +48,12 @@ public final class LocalPlace {
   /**
    * Attempts of a lock object of {@code settings} that take turns on its client's place in {@code
    * slot}'s queue, handed on in memory at most {@code maxInARow} times in a row while another
-   * participant may wait. One place per client, path and lock name, however many lock objects.
+   * participant may wait, and kept for up to {@code lingerNanos} after the last local release while
+   * nobody else queues (0: given back at once). One place per client, path and lock name, however
+   * many lock objects.
    */
-  public static AttemptFactory attempts(LockSettings settings, Slot slot, int maxInARow) {
+  public static AttemptFactory attempts(
+      LockSettings settings, Slot slot, int maxInARow, long lingerNanos) {
     LockEngine engine = settings.engine();
     LockSettings placeSettings = LockSettings.unobserved(engine, settings.client(), slot.path());
     String key = "place|" + placeSettings.zk().toZk(slot.path()) + "|" + slot.driver().lockName();
@@ -58,7 +62,7 @@ public final class LocalPlace {
     return new AttemptFactory() {
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
-        return place.join(settings, maxInARow);
+        return place.join(settings, maxInARow, lingerNanos);
       }
 
       @Override
@@ -71,13 +75,14 @@ public final class LocalPlace {
   private LocalPlace(LockSettings settings, Slot slot) {
     this.settings = settings;
     this.slot = slot;
+    this.state = new PlaceState(settings.retries()::now);
     byte[] created = NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
     this.data = created == null ? new byte[0] : created;
   }
 
   /** A member of {@code memberSettings}'s lock object joins and waits for its turn. */
-  public PlaceMember join(LockSettings memberSettings, int maxInARow) {
-    PlaceMember member = new PlaceMember(this, memberSettings, maxInARow);
+  public PlaceMember join(LockSettings memberSettings, int maxInARow, long lingerNanos) {
+    PlaceMember member = new PlaceMember(this, memberSettings, maxInARow, lingerNanos);
     member.lifecycle().started();
     on(new PlaceEvent.Join(member.record()));
     return member;
@@ -141,6 +146,11 @@ public final class LocalPlace {
       withdrawPlace(withdraw);
     } else if (step instanceof PlaceStep.GiveBack giveBack) {
       giveBack(giveBack);
+    } else if (step instanceof PlaceStep.LingerTimer timer) {
+      long millis = TimeUnit.NANOSECONDS.toMillis(timer.delayNanos() + 999_999);
+      settings
+          .scheduler()
+          .schedule(millis, () -> on(new PlaceEvent.LingerDue(timer.place(), timer.due())));
     } else if (step instanceof PlaceStep.CheckQueue check) {
       checkQueue(check.place());
     } else if (step instanceof PlaceStep.Write write) {

@@ -44,6 +44,9 @@ sealed interface PlaceEvent {
   /** The granting read's child watch fired: another participant may have queued. */
   record QueueChanged(int place) implements PlaceEvent {}
 
+  /** The linger timer armed for {@code due} (on the place's clock) fired. */
+  record LingerDue(int place, long due) implements PlaceEvent {}
+
   /** The read sent at the bound answered: whether our node was alone in the queue. */
   record QueueChecked(int place, boolean alone, boolean placeLost) implements PlaceEvent {}
 

@@ -8,24 +8,33 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 /**
  * The transitions of one process's place: place x event -&gt; steps, the table of {@link
  * PlaceState} (which owns this and calls it only under its lock). It delegates the fencing
- * bookkeeping to its {@link Fence} and the fairness bound to its {@link Bound}. No I/O, no threads,
- * no locks: not thread-safe.
+ * bookkeeping to its {@link Fence}, the fairness bound to its {@link Bound} and the deadline of a
+ * place kept for later (lock caching) to its {@link Linger}. No I/O, no threads, no locks: not
+ * thread-safe.
  */
 final class PlaceMachine {
-  private int place; // names the place's latest attempt; news of older ones is stale
-  private PlaceState.Phase phase = PlaceState.Phase.NONE;
+  int place; // names the place's latest attempt; news of older ones is stale
+  PlaceState.Phase phase = PlaceState.Phase.NONE;
   private boolean placeDecided; // TAKING: the attempt waits behind someone
   private boolean atRisk; // HELD: the place's connection is suspended
   private String node; // HELD: the place's node
   private long owner; // HELD: the session owning it
   private final Deque<Contender> waiting = new ArrayDeque<>();
-  private Contender holder; // HELD: the member holding, or null while a handoff awaits an answer
-  private final Fence fence = new Fence();
+  Contender holder; // HELD: the member holding, or null while a handoff awaits an answer
+  final Fence fence = new Fence();
+  final PlaceFencing fencing = new PlaceFencing(this);
   private final Bound bound = new Bound();
+  private final Linger linger = new Linger();
+  private final LongSupplier clock; // nanoseconds, for the linger's deadline
+
+  PlaceMachine(LongSupplier clock) {
+    this.clock = clock;
+  }
 
   /** The id of the place's latest attempt (for events that report its phase). */
   int currentPlace() {
@@ -35,16 +44,6 @@ final class PlaceMachine {
   /** Where the place stands. */
   PlaceState.Phase placePhase() {
     return phase;
-  }
-
-  /** Where {@code member} stands. */
-  Phase phaseOf(Contender member) {
-    return member.tenure == null ? member.phase : member.tenure.phase();
-  }
-
-  /** {@code member}'s lost reason, or null. */
-  String lostReasonOf(Contender member) {
-    return member.tenure == null ? null : member.tenure.lostReason();
   }
 
   /** What {@code member} holds, or null if it does not hold (any more). */
@@ -73,49 +72,20 @@ final class PlaceMachine {
         : new PlaceState.Held(node, owner, member.token, member.version);
   }
 
-  /** One event in; the steps to take are added to {@code steps}, in order. */
-  void on(PlaceEvent event, List<PlaceStep> steps) {
-    if (event instanceof PlaceEvent.Join join) {
-      join(join.member(), steps);
-    } else if (event instanceof PlaceEvent.Withdraw withdraw) {
-      withdraw(withdraw.member(), steps);
-    } else if (event instanceof PlaceEvent.Release release) {
-      release(release, steps);
-    } else if (event instanceof PlaceEvent.PlaceDecided decided) {
-      placeDecided(decided.place(), steps);
-    } else if (event instanceof PlaceEvent.PlaceGranted granted) {
-      placeGranted(granted, steps);
-    } else if (event instanceof PlaceEvent.PlaceEnded ended) {
-      placeEnded(ended, steps);
-    } else if (event instanceof PlaceEvent.PlaceChanged changed) {
-      placeChanged(changed, steps);
-    } else if (event instanceof PlaceEvent.QueueChanged changed) {
-      if (changed.place() == place && phase != PlaceState.Phase.NONE) {
-        bound.sawOthers(); // a change heard before the grant counts as much as one after
-      }
-    } else if (event instanceof PlaceEvent.QueueChecked checked) {
-      queueChecked(checked, steps);
-    } else if (event instanceof PlaceEvent.FenceAsked asked) {
-      fenceAsked(asked, steps);
-    } else if (event instanceof PlaceEvent.FenceWritten written) {
-      fenceWritten(written, steps);
-    } else if (event instanceof PlaceEvent.FenceFailed failed) {
-      fenceFailed(failed, steps);
-    }
-  }
-
   // ---- members coming and going ----
 
-  private void join(Contender member, List<PlaceStep> steps) {
+  void join(Contender member, List<PlaceStep> steps) {
     waiting.add(member);
-    if (phase == PlaceState.Phase.NONE) {
+    if (phase == PlaceState.Phase.LINGERING) {
+      unlinger(steps);
+    } else if (phase == PlaceState.Phase.NONE) {
       take(steps);
     } else if (phase == PlaceState.Phase.HELD || placeDecided) {
       decide(member, steps); // someone holds: a zero budget has its answer
     }
   }
 
-  private void withdraw(Contender member, List<PlaceStep> steps) {
+  void withdraw(Contender member, List<PlaceStep> steps) {
     if (!waiting.remove(member)) {
       return; // granted, failed or withdrawn first: its phase says which
     }
@@ -130,7 +100,7 @@ final class PlaceMachine {
     steps.add(new PlaceStep.Ended(member, null, false)); // a held place's answer decides
   }
 
-  private void release(PlaceEvent.Release release, List<PlaceStep> steps) {
+  void release(PlaceEvent.Release release, List<PlaceStep> steps) {
     Contender member = release.member();
     if (member.tenure == null) {
       throw new IllegalStateException("release of an attempt never granted: " + member.phase);
@@ -141,7 +111,10 @@ final class PlaceMachine {
       return;
     }
     if (member.fencePending) {
-      refuseFence(member, notHolding(member), steps); // another thread's ask cannot be served now
+      PlaceFencing.refuse(
+          member,
+          PlaceFencing.notHolding(member),
+          steps); // another thread's ask cannot be served now
     }
     if (holder != member) {
       steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
@@ -151,6 +124,11 @@ final class PlaceMachine {
     bound.lastMax = member.maxInARow;
     boolean placeLost = release.placeLost() && release.place() == place;
     CompletableFuture<Void> done = release.done();
+    if (!placeLost && waiting.isEmpty() && mayLinger(member)) {
+      linger(member.lingerNanos, steps);
+      steps.add(new PlaceStep.Released(member, member.token, lost, done));
+      return;
+    }
     if (placeLost || waiting.isEmpty() || bound.mustGiveBack(member.maxInARow)) {
       steps.add(new PlaceStep.Released(member, member.token, lost, null));
       giveBackAndRetake(done, steps);
@@ -173,10 +151,11 @@ final class PlaceMachine {
     phase = PlaceState.Phase.TAKING;
     placeDecided = false;
     bound.reset();
+    linger.reset();
     steps.add(new PlaceStep.Take(place));
   }
 
-  private void placeDecided(int decided, List<PlaceStep> steps) {
+  void placeDecided(int decided, List<PlaceStep> steps) {
     if (decided != place || phase != PlaceState.Phase.TAKING) {
       return;
     }
@@ -193,7 +172,7 @@ final class PlaceMachine {
     }
   }
 
-  private void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
+  void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
     if (granted.place() != place || phase != PlaceState.Phase.TAKING) {
       return; // withdrawn meanwhile: the withdrawal releases a grant that raced it
     }
@@ -216,7 +195,7 @@ final class PlaceMachine {
     grant(first, steps);
   }
 
-  private void placeEnded(PlaceEvent.PlaceEnded ended, List<PlaceStep> steps) {
+  void placeEnded(PlaceEvent.PlaceEnded ended, List<PlaceStep> steps) {
     if (ended.place() != place || phase != PlaceState.Phase.TAKING) {
       return; // withdrawn by us: nothing waits for it
     }
@@ -228,12 +207,17 @@ final class PlaceMachine {
     waiting.clear();
   }
 
-  private void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
-    if (changed.place() != place || phase != PlaceState.Phase.HELD) {
+  void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
+    if (changed.place() != place || !isGranted()) {
       return; // news of a place given back, or of one not granted yet (its grant says)
     }
     if (changed.state() == LockState.LOST) {
       lose("the lock's node or session was lost", steps);
+      return;
+    }
+    if (changed.state() == LockState.AT_RISK && phase == PlaceState.Phase.LINGERING) {
+      atRisk = true;
+      giveBack(null, steps); // it may be lost, and we may not hear who queues: nobody needs it
       return;
     }
     boolean suspended = changed.state() == LockState.AT_RISK;
@@ -244,18 +228,18 @@ final class PlaceMachine {
   }
 
   /** The place is lost: its holder hears it, and waiters take a new place. */
-  private void lose(String reason, List<PlaceStep> steps) {
+  void lose(String reason, List<PlaceStep> steps) {
     if (holder != null) {
       if (holder.tenure.lose(reason)) {
         steps.add(new PlaceStep.Notify(holder, LockState.LOST, holder.token, reason));
       }
-      refuseFence(holder, new LockOwnershipLostException(reason), steps);
+      PlaceFencing.refuse(holder, new LockOwnershipLostException(reason), steps);
       holder = null;
     }
     giveBackAndRetake(null, steps);
   }
 
-  private void giveBackAndRetake(CompletableFuture<Void> done, List<PlaceStep> steps) {
+  void giveBackAndRetake(CompletableFuture<Void> done, List<PlaceStep> steps) {
     giveBack(done, steps);
     if (!waiting.isEmpty()) {
       take(steps);
@@ -270,7 +254,7 @@ final class PlaceMachine {
   // ---- handing on ----
 
   /** The next waiter holds, unless the handoff must wait, or the place must go back. */
-  private void resume(boolean placeLost, List<PlaceStep> steps) {
+  void resume(boolean placeLost, List<PlaceStep> steps) {
     if (phase != PlaceState.Phase.HELD || holder != null || bound.checking || fence.write != 0) {
       return;
     }
@@ -278,17 +262,23 @@ final class PlaceMachine {
       giveBackAndRetake(null, steps);
       return;
     }
-    Contender next = waiting.poll();
     bound.inARow++;
+    Contender next = handOn(steps);
+    if (bound.reached(next.maxInARow) && !bound.othersSeen && !bound.checking) {
+      check(steps); // the read goes out while this hold lasts
+    }
+  }
+
+  /** The next waiter holds, with the place's token if nobody took it yet. */
+  private Contender handOn(List<PlaceStep> steps) {
+    Contender next = waiting.poll();
     if (!fence.tokenTaken) {
       next.token = fence.token; // fresh, and nobody's yet: it costs nothing
       next.version = fence.version;
       fence.tokenTaken = true;
     }
     grant(next, steps);
-    if (bound.reached(next.maxInARow) && !bound.othersSeen && !bound.checking) {
-      check(steps); // the read goes out while this hold lasts
-    }
+    return next;
   }
 
   private void grant(Contender member, List<PlaceStep> steps) {
@@ -303,32 +293,86 @@ final class PlaceMachine {
     steps.add(new PlaceStep.CheckQueue(place));
   }
 
-  private void queueChecked(PlaceEvent.QueueChecked checked, List<PlaceStep> steps) {
-    if (checked.place() != place || phase != PlaceState.Phase.HELD || !bound.checking) {
+  void queueChecked(PlaceEvent.QueueChecked checked, List<PlaceStep> steps) {
+    if (checked.place() != place || !isGranted() || !bound.checking) {
       return; // given back or lost meanwhile
     }
     bound.checked(checked.alone());
+    if (phase == PlaceState.Phase.LINGERING) {
+      if (checked.placeLost() || bound.othersSeen) {
+        giveBack(null, steps); // the read went out before the last release: someone is there
+      }
+      return;
+    }
     resume(checked.placeLost(), steps);
   }
 
-  // ---- fencing ----
+  // ---- lingering (lock caching) ----
 
-  private void fenceAsked(PlaceEvent.FenceAsked asked, List<PlaceStep> steps) {
-    Contender member = asked.member();
-    member.fenceReady = asked.ready();
-    if (holder != member || !member.tenure.isHolding()) {
-      steps.add(new PlaceStep.FenceRefused(member, notHolding(member)));
-    } else if (member.token != 0) {
-      steps.add(new PlaceStep.FenceReady(member));
-    } else if (!fence.tokenTaken && fence.write == 0) {
-      member.token = fence.token;
-      member.version = fence.version;
-      fence.tokenTaken = true;
-      steps.add(new PlaceStep.FenceReady(member));
-    } else {
-      member.fencePending = true;
-      if (fence.write == 0) {
-        write(true, steps);
+  /** Whether the place granted to us (held, or kept for later) is ours still. */
+  private boolean isGranted() {
+    return phase == PlaceState.Phase.HELD || phase == PlaceState.Phase.LINGERING;
+  }
+
+  /**
+   * Whether the place may be kept when {@code member} lets go and nobody local waits: it asked to,
+   * and we hear the next enqueue. That is while the granting read's child watch is armed: the place
+   * was granted alone with one, and no change of the queue (which fires it) was heard since. Not at
+   * risk (we may not hear who queues), and not with a write of the node out (its answer must find
+   * the place as it left it).
+   */
+  private boolean mayLinger(Contender member) {
+    return member.lingerNanos > 0 && !bound.othersSeen && !atRisk && fence.write == 0;
+  }
+
+  private void linger(long lingerNanos, List<PlaceStep> steps) {
+    phase = PlaceState.Phase.LINGERING;
+    timer(linger.start(clock.getAsLong(), lingerNanos), steps);
+  }
+
+  private void timer(long delayNanos, List<PlaceStep> steps) {
+    if (delayNanos >= 0) {
+      steps.add(new PlaceStep.LingerTimer(place, linger.timerDue, delayNanos));
+    }
+  }
+
+  /**
+   * A member joins the kept place: it holds at once, in memory, and a new run of handoffs begins
+   * (no local waiter was passed over). After a hold that took checks, the node is written first, as
+   * for any handoff.
+   */
+  private void unlinger(List<PlaceStep> steps) {
+    phase = PlaceState.Phase.HELD;
+    bound.inARow = 0;
+    if (fence.checksTaken) {
+      write(false, steps); // its answer hands the place on
+      return;
+    }
+    handOn(steps);
+  }
+
+  /** The granting read's child watch fired: another participant may have queued. */
+  void queueChanged(int changed, List<PlaceStep> steps) {
+    if (changed != place || phase == PlaceState.Phase.NONE) {
+      return;
+    }
+    bound.sawOthers(); // a change heard before the grant counts as much as one after
+    if (phase == PlaceState.Phase.LINGERING) {
+      giveBack(null, steps); // the place is not ours to keep any more
+    }
+  }
+
+  void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps) {
+    if (due.place() != place) {
+      return; // a timer of a place given back
+    }
+    linger.fired(due.due());
+    if (phase == PlaceState.Phase.LINGERING) { // else held again: its next linger arms a timer
+      long now = clock.getAsLong();
+      if (linger.over(now)) {
+        giveBack(null, steps);
+      } else {
+        timer(linger.rearm(now), steps); // held and kept again since this timer was armed
       }
     }
   }
@@ -339,60 +383,9 @@ final class PlaceMachine {
     }
   }
 
-  private void write(boolean forHolder, List<PlaceStep> steps) {
+  void write(boolean forHolder, List<PlaceStep> steps) {
     fence.write = ++fence.writes;
     fence.forHolder = forHolder;
     steps.add(new PlaceStep.Write(place, fence.write));
-  }
-
-  private void fenceWritten(PlaceEvent.FenceWritten written, List<PlaceStep> steps) {
-    if (written.place() != place
-        || phase != PlaceState.Phase.HELD
-        || !fence.isOut(written.write())) {
-      return;
-    }
-    fence.written(written.zxid(), written.version());
-    if (holder != null && holder.fencePending) {
-      holder.fencePending = false;
-      holder.token = fence.token;
-      holder.version = fence.version;
-      fence.tokenTaken = true;
-      steps.add(new PlaceStep.FenceReady(holder));
-    }
-    resume(written.placeLost(), steps);
-  }
-
-  private void fenceFailed(PlaceEvent.FenceFailed failed, List<PlaceStep> steps) {
-    if (failed.place() != place || phase != PlaceState.Phase.HELD || !fence.isOut(failed.write())) {
-      return;
-    }
-    boolean handoff = !fence.forHolder;
-    fence.write = 0;
-    fence.tokenTaken = true; // the version may have moved: the next token needs a write
-    if (failed.nodeGone()) {
-      lose("our lock node was deleted", steps);
-      return;
-    }
-    if (holder != null && holder.fencePending) {
-      refuseFence(holder, failed.failure(), steps);
-    }
-    if (handoff && holder == null) {
-      giveBackAndRetake(null, steps); // the old checks may still pass: their node must go
-    }
-  }
-
-  private void refuseFence(Contender member, RuntimeException failure, List<PlaceStep> steps) {
-    if (member.fencePending) {
-      member.fencePending = false;
-      steps.add(new PlaceStep.FenceRefused(member, failure));
-    }
-  }
-
-  /** Why {@code member} gets no fence; the member words it for its caller. */
-  private static RuntimeException notHolding(Contender member) {
-    if (member.tenure != null && member.tenure.phase() == Phase.LOST) {
-      return new LockOwnershipLostException(member.tenure.lostReason());
-    }
-    return new IllegalStateException("this hold was let go");
   }
 }

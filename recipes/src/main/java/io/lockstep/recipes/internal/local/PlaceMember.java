@@ -34,11 +34,11 @@ final class PlaceMember implements Attempt {
   private final Lifecycle lifecycle;
   private final Contender record;
 
-  PlaceMember(LocalPlace place, LockSettings settings, int maxInARow) {
+  PlaceMember(LocalPlace place, LockSettings settings, int maxInARow, long lingerNanos) {
     this.place = place;
     this.settings = settings;
     this.lifecycle = new Lifecycle(settings);
-    this.record = new Contender(maxInARow, lifecycle);
+    this.record = new Contender(maxInARow, lingerNanos, lifecycle);
   }
 
   Lifecycle lifecycle() {

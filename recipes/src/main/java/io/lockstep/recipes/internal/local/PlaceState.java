@@ -6,6 +6,7 @@ import io.lockstep.recipes.internal.engine.Phase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * The state of one process's place in a lock's queue, shared by its local contenders (local
@@ -34,6 +35,16 @@ final class PlaceState {
    *   fail from then on, and the next member may take the write's zxid for free.
    * - Another process is granted only after our node is deleted, so its token (decided at that
    *   deletion, or later) is greater than every local token: see AcquisitionState.
+   *
+   * Lingering (lock caching): when the last local holder lets go and nobody local waits, a member
+   * that asked for it keeps the place (LINGERING) instead of giving it back, while the granting
+   * read's child watch is armed (granted alone, no change of the queue heard since): that watch is
+   * how we hear the next participant queue, at no request. The place goes back at the first change
+   * heard, when it may be lost or at risk, or when the linger runs out (one timer, re-armed only
+   * when it fires early). A member joining a lingering place holds at once, in memory: the node is
+   * ours and nobody else holds, since any other participant is granted only after our node goes.
+   * It is a handoff like any other for fencing (a token nobody took, else a write; a write first
+   * after a hold that took checks), and begins a new run of the bound.
    */
 
   /** Where the place stands. */
@@ -43,13 +54,30 @@ final class PlaceState {
     /** The place's attempt is under way. */
     TAKING,
     /** The place is granted: a member holds it, or the next handoff awaits a read or a write. */
-    HELD
+    HELD,
+    /**
+     * The place is kept with nobody local holding or waiting (lock caching), until its linger runs
+     * out or another participant queues; a member that joins holds at once.
+     */
+    LINGERING
   }
 
   private final ReentrantLock lock = new ReentrantLock();
 
   @GuardedBy("lock")
-  private final PlaceMachine machine = new PlaceMachine();
+  private final PlaceMachine machine;
+
+  /**
+   * A place whose linger deadlines read {@code clock} (nanoseconds, as {@link System#nanoTime}).
+   */
+  PlaceState(LongSupplier clock) {
+    this.machine = new PlaceMachine(clock);
+  }
+
+  /** A place on the system's clock. */
+  PlaceState() {
+    this(System::nanoTime);
+  }
 
   /** The node a member holds, its owning session, token and check version, read together. */
   record Held(String node, long owner, long token, int version) {}
@@ -59,7 +87,7 @@ final class PlaceState {
     lock.lock();
     try {
       List<PlaceStep> steps = new ArrayList<>(2);
-      machine.on(event, steps);
+      dispatch(event, steps);
       return steps;
     } finally {
       lock.unlock();
@@ -84,7 +112,7 @@ final class PlaceState {
   boolean on(PlaceEvent event, Outbox<PlaceStep> outbox, List<PlaceStep> steps) {
     lock.lock();
     try {
-      machine.on(event, steps);
+      dispatch(event, steps);
       boolean drain = false;
       for (PlaceStep step : steps) {
         drain |= outbox.add(step);
@@ -119,7 +147,7 @@ final class PlaceState {
   io.lockstep.recipes.internal.engine.Phase phaseOf(Contender member) {
     lock.lock();
     try {
-      return machine.phaseOf(member);
+      return member.tenure == null ? member.phase : member.tenure.phase();
     } finally {
       lock.unlock();
     }
@@ -129,7 +157,7 @@ final class PlaceState {
   String lostReasonOf(Contender member) {
     lock.lock();
     try {
-      return machine.lostReasonOf(member);
+      return member.tenure == null ? null : member.tenure.lostReason();
     } finally {
       lock.unlock();
     }
@@ -165,6 +193,38 @@ final class PlaceState {
       return machine.lastHeldBy(member);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** The event's column of the table; the steps to take are added to {@code steps}, in order. */
+  @GuardedBy("lock")
+  private void dispatch(PlaceEvent event, List<PlaceStep> steps) {
+    if (event instanceof PlaceEvent.Join join) {
+      machine.join(join.member(), steps);
+    } else if (event instanceof PlaceEvent.Withdraw withdraw) {
+      machine.withdraw(withdraw.member(), steps);
+    } else if (event instanceof PlaceEvent.Release release) {
+      machine.release(release, steps);
+    } else if (event instanceof PlaceEvent.PlaceDecided decided) {
+      machine.placeDecided(decided.place(), steps);
+    } else if (event instanceof PlaceEvent.PlaceGranted granted) {
+      machine.placeGranted(granted, steps);
+    } else if (event instanceof PlaceEvent.PlaceEnded ended) {
+      machine.placeEnded(ended, steps);
+    } else if (event instanceof PlaceEvent.PlaceChanged changed) {
+      machine.placeChanged(changed, steps);
+    } else if (event instanceof PlaceEvent.QueueChanged changed) {
+      machine.queueChanged(changed.place(), steps);
+    } else if (event instanceof PlaceEvent.LingerDue due) {
+      machine.lingerDue(due, steps);
+    } else if (event instanceof PlaceEvent.QueueChecked checked) {
+      machine.queueChecked(checked, steps);
+    } else if (event instanceof PlaceEvent.FenceAsked asked) {
+      machine.fencing.asked(asked, steps);
+    } else if (event instanceof PlaceEvent.FenceWritten written) {
+      machine.fencing.written(written, steps);
+    } else if (event instanceof PlaceEvent.FenceFailed failed) {
+      machine.fencing.failed(failed, steps);
     }
   }
 }

@@ -21,6 +21,12 @@ sealed interface PlaceStep {
   /** Give the place back: release its hold (its node is deleted); then complete {@code done}. */
   record GiveBack(int place, CompletableFuture<Void> done) implements PlaceStep {}
 
+  /**
+   * Arm a timer that reports {@link PlaceEvent.LingerDue} for {@code due} after {@code delayNanos}:
+   * the place lingers, kept with nobody local holding or waiting.
+   */
+  record LingerTimer(int place, long due, long delayNanos) implements PlaceStep {}
+
   /** Read the queue (no watch): is our node alone in it? */
   record CheckQueue(int place) implements PlaceStep {}
 

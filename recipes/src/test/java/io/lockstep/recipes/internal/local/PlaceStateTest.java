@@ -10,7 +10,6 @@ import io.lockstep.recipes.locks.LockState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -105,15 +104,7 @@ class PlaceStateTest {
     PlaceState.Phase before = fixture.state.placePhase();
     String actual;
     try {
-      List<PlaceStep> steps = fixture.fire(column);
-      actual =
-          steps.isEmpty()
-              ? "-"
-              : steps.stream()
-                      .map(step -> step.getClass().getSimpleName())
-                      .collect(Collectors.joining("+"))
-                  + "/"
-                  + fixture.state.placePhase();
+      actual = StateTables.outcome(fixture.fire(column), fixture.state.placePhase());
     } catch (IllegalStateException e) {
       actual = "!";
     }
