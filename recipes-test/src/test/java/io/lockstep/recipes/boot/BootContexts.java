@@ -19,6 +19,7 @@ public final class BootContexts {
             AutoConfigurations.of(
                 LockstepZookeeperAutoConfiguration.class,
                 LockstepRegistryAutoConfiguration.class,
+                LockstepLockedAutoConfiguration.class,
                 LockstepMetricsAutoConfiguration.class,
                 LockstepHealthAutoConfiguration.class,
                 LocksEndpointAutoConfiguration.class))

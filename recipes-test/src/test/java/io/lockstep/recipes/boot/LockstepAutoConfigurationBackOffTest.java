@@ -35,6 +35,7 @@ class LockstepAutoConfigurationBackOffTest {
           "curatorFramework",
           "lockstepLockRegistry",
           "lockstepRegistryExpiry",
+          "lockedBeanPostProcessor",
           "lockstepMetrics",
           "lockstepHealthIndicator",
           "locksEndpoint");
@@ -66,10 +67,13 @@ class LockstepAutoConfigurationBackOffTest {
 
   static List<Case> turnedOff() {
     return List.of(
-        new Case("lockstep.zookeeper.enabled=false", ALL),
+        new Case(
+            "lockstep.zookeeper.enabled=false",
+            ALL.stream().filter(name -> !name.equals("lockedBeanPostProcessor")).toList()),
         new Case(
             "lockstep.registry.enabled=false",
             List.of("lockstepLockRegistry", "lockstepRegistryExpiry")),
+        new Case("lockstep.locked.enabled=false", List.of("lockedBeanPostProcessor")),
         new Case("lockstep.metrics.enabled=false", List.of("lockstepMetrics")),
         new Case("management.health.lockstep.enabled=false", List.of("lockstepHealthIndicator")),
         new Case("management.health.defaults.enabled=false", List.of("lockstepHealthIndicator")),
@@ -89,7 +93,7 @@ class LockstepAutoConfigurationBackOffTest {
     return List.of(
         new Case(
             "org.springframework.integration",
-            List.of("lockstepLockRegistry", "lockstepRegistryExpiry")),
+            List.of("lockstepLockRegistry", "lockstepRegistryExpiry", "lockedBeanPostProcessor")),
         new Case("org.springframework.boot.health", List.of("lockstepHealthIndicator")),
         new Case("org.springframework.boot.actuate", List.of("locksEndpoint")));
   }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.micrometer.LockstepMetrics;
+import io.lockstep.recipes.spring.Locked;
+import io.lockstep.recipes.spring.LockedCall;
 import io.lockstep.recipes.spring.LockstepLock;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import io.lockstep.testing.ZooKeeperExtension;
@@ -18,6 +20,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -212,5 +215,48 @@ class LockstepAutoConfigurationTest {
                       .getFailure()
                       .hasStackTraceContaining("IllegalArgumentException: " + bad[1]));
     }
+  }
+
+  /** A bean with a {@code @Locked} method, for the auto-configured post processor to advise. */
+  public static class Invoicing {
+    private final CuratorFramework observer;
+    private final String root;
+
+    public Invoicing(CuratorFramework observer, String root) {
+      this.observer = observer;
+      this.root = root;
+    }
+
+    /** The call's token, after checking that the key's lock node exists during the call. */
+    @Locked(key = "'invoices/' + #p0")
+    public long bill(String invoice) throws Exception {
+      assertThat(observer.getChildren().forPath(root + "/invoices/" + invoice))
+          .as("the call's hold is a node of the key's lock")
+          .hasSize(1);
+      return LockedCall.current().fencingToken();
+    }
+  }
+
+  @Test
+  void lockedMethods_runUnderTheirKeysLock_throughTheAutoConfiguredRegistry() throws Exception {
+    String root = zk.path("registry");
+    CuratorFramework observer = zk.newClient();
+    runner()
+        .withPropertyValues("lockstep.registry.root=" + root)
+        .withBean(Invoicing.class, () -> new Invoicing(observer, root))
+        .run(
+            context -> {
+              Invoicing invoicing = context.getBean(Invoicing.class);
+              assertThat(AopUtils.isAopProxy(invoicing)).isTrue();
+              long first = invoicing.bill("7");
+              long second = invoicing.bill("7");
+              assertThat(second).isGreaterThan(first);
+              String lockPath = root + "/invoices/7";
+              assertThat(
+                      observer.checkExists().forPath(lockPath) == null
+                          || observer.getChildren().forPath(lockPath).isEmpty())
+                  .as("each call's hold is released when it returns (the directory may be reaped)")
+                  .isTrue();
+            });
   }
 }

@@ -84,6 +84,7 @@ class ApiSurfaceTest {
           "LockedBeanPostProcessor",
           "LockedCall",
           "LockstepLockRegistry",
+          "LockstepLockedAutoConfiguration",
           "LockstepMetrics",
           "LockstepMetrics$Builder",
           "LockstepMetricsAutoConfiguration",
