@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
 
 /**
  * Locks by business key: one lock per key, under one root path, for services that lock an order, an
@@ -51,6 +50,7 @@ public final class KeyedLocks {
 
   private final CuratorFramework client;
   private final String root;
+  private final KeyLayout layout;
   private final ConcurrentMap<String, Entry> locks = new ConcurrentHashMap<>();
 
   /** A lock of one key, and when it was last asked for. */
@@ -64,7 +64,8 @@ public final class KeyedLocks {
   }
 
   /**
-   * Creates the locks of {@code root}. Nothing is sent to ZooKeeper until a lock is acquired.
+   * Creates the locks of {@code root} in the {@link KeyLayout#flat() flat} layout, one directory
+   * per key right under the root. Nothing is sent to ZooKeeper until a lock is acquired.
    *
    * @param client a started Curator client; its retry policy, namespace and ACL provider apply
    * @param root the path under which every key's lock lives; not {@code "/"}
@@ -73,8 +74,26 @@ public final class KeyedLocks {
    *     "/"}
    */
   public KeyedLocks(CuratorFramework client, String root) {
+    this(client, root, KeyLayout.flat());
+  }
+
+  /**
+   * Creates the locks of {@code root} in {@code layout}: {@link KeyLayout#hashed(int)} for a
+   * service with many keys, so that no directory holds more than a bounded number of children.
+   * Nothing is sent to ZooKeeper until a lock is acquired.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param root the path under which every key's lock lives; not {@code "/"}
+   * @param layout where a key's lock lives under the root; every process locking these keys must
+   *     use the same
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code root} is not a valid ZooKeeper path, or is {@code
+   *     "/"}
+   */
+  public KeyedLocks(CuratorFramework client, String root, KeyLayout layout) {
     this.client = Arguments.client(client);
     this.root = Arguments.path(root, "root");
+    this.layout = Objects.requireNonNull(layout, "layout");
     if (root.equals("/")) {
       throw new IllegalArgumentException(
           "root must not be \"/\": give the locks a path of their own");
@@ -108,7 +127,8 @@ public final class KeyedLocks {
   }
 
   /**
-   * The lock path of {@code key}: the root and the key's node name (see the class comment).
+   * The lock path of {@code key}: the root, the layout's directories if any, and the key's node
+   * name (see the class comment and {@link KeyLayout}).
    *
    * @param key any non-empty string
    * @return the path
@@ -116,26 +136,30 @@ public final class KeyedLocks {
    * @throws IllegalArgumentException if {@code key} is empty or too long
    */
   public String pathOf(String key) {
-    return ZKPaths.makePath(root, nodeName(key));
+    return layout.pathOf(root, key);
   }
 
   /**
    * The key whose lock path is {@code path}: the inverse of {@link #pathOf(String)}, for tools that
    * list the locks under the root.
    *
-   * @param path a lock path directly under the root
+   * @param path a key's lock path under the root in this layout
    * @return the key
    * @throws NullPointerException if {@code path} is null
-   * @throws IllegalArgumentException if {@code path} is not directly under the root, or its node
-   *     name is no key's
+   * @throws IllegalArgumentException if {@code path} is not a key's lock path under the root in
+   *     this layout
    */
   public String keyOf(String path) {
-    Objects.requireNonNull(path, "path");
-    ZKPaths.PathAndNode parts = ZKPaths.getPathAndNode(path);
-    if (!parts.getPath().equals(root)) {
-      throw new IllegalArgumentException("path is not directly under " + root + ": " + path);
-    }
-    return KeyNames.decode(parts.getNode());
+    return layout.keyOf(root, path);
+  }
+
+  /**
+   * Where the keys' locks live under the root.
+   *
+   * @return the layout given at construction, {@link KeyLayout#flat()} by default
+   */
+  public KeyLayout layout() {
+    return layout;
   }
 
   /**
@@ -205,6 +229,6 @@ public final class KeyedLocks {
 
   @Override
   public String toString() {
-    return "KeyedLocks[" + root + "]";
+    return "KeyedLocks[" + root + ", " + layout + "]";
   }
 }

@@ -42,6 +42,7 @@ class ApiSurfaceTest {
           "AcquireOutcome",
           "CountingSemaphore",
           "FencedLock",
+          "KeyLayout",
           "KeyedLocks",
           "LeaderElection",
           "LeaderElection$Builder",
