@@ -34,6 +34,7 @@ final class BenchmarkPage {
     MULTI_CONTENTION,
     UNREACHABLE,
     SEMAPHORE_ELECTION,
+    KEYED,
     MISSED;
 
     /** The block's name in its markers: "run", "multi-contention". */
@@ -149,6 +150,7 @@ final class BenchmarkPage {
     blocks.put(
         Block.SEMAPHORE_ELECTION,
         orNotRun(new SemaphoreElectionTables(results).block(command, machine.cores())));
+    blocks.put(Block.KEYED, orNotRun(new KeyedTables(results).block(command, machine.cores())));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
     return blocks;
   }

@@ -38,7 +38,8 @@ import org.apache.curator.test.TestingServer;
  * release takes then ({@link UnreachableScenario}); {@code semaphore-election}: {@code
  * CountingSemaphore} against {@code InterProcessSemaphoreV2}, uncontended and under contention
  * ({@link SemaphoreScenario}), and leader handoffs of {@code LeaderElection} against {@code
- * LeaderLatch} ({@link ElectionScenario}).
+ * LeaderLatch} ({@link ElectionScenario}); {@code keyed}: keyed locks at scale, a Curator mutex per
+ * key against {@code KeyedLocks} flat and hashed ({@link KeyedScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -52,8 +53,10 @@ import org.apache.curator.test.TestingServer;
  * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run; {@code
  * --update}, with {@code --only}, replaces in the page the blocks of the sections run and leaves
  * every other block and the charts as they are, for sections whose block says its own run ({@code
- * unreachable}, {@code semaphore-election}); {@code --curator-waiters N} runs Curator's
- * thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full).
+ * unreachable}, {@code semaphore-election}, {@code keyed}); {@code --curator-waiters N} runs
+ * Curator's thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full); {@code
+ * --keyed-keys N} locks N keys in the keyed section's one-client run (default: 10,000 quick,
+ * 1,000,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -79,7 +82,8 @@ public final class BenchmarkSuite {
     RW("rw"),
     MULTI_CONTENTION("multicontention"),
     UNREACHABLE("unreachable", BenchmarkPage.Block.UNREACHABLE),
-    SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION);
+    SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION),
+    KEYED("keyed", BenchmarkPage.Block.KEYED);
 
     private final String option;
 
@@ -123,6 +127,7 @@ public final class BenchmarkSuite {
       Path out,
       boolean outGiven,
       boolean update,
+      int keyedKeys,
       String command) {
     boolean writesPage() {
       return update || outGiven || sections.equals(EnumSet.allOf(Section.class));
@@ -145,6 +150,7 @@ public final class BenchmarkSuite {
       boolean outGiven = false;
       boolean update = false;
       int curatorWaiters = -1;
+      int keyedKeys = -1;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--quick" -> settings = SuiteSettings.quick();
@@ -160,13 +166,14 @@ public final class BenchmarkSuite {
             outGiven = true;
           }
           case "--curator-waiters" -> curatorWaiters = Integer.parseInt(value(args, ++i));
+          case "--keyed-keys" -> keyedKeys = Integer.parseInt(value(args, ++i));
           case "--update" -> update = true;
           default ->
               throw new IllegalArgumentException(
                   "unknown option "
                       + args[i]
                       + "; use --quick | --full [--only s1,s2 [--update]] [--out DIR]"
-                      + " [--curator-waiters N]");
+                      + " [--curator-waiters N] [--keyed-keys N]");
         }
       }
       if (update) {
@@ -191,7 +198,7 @@ public final class BenchmarkSuite {
       String given = String.join(" ", args).trim();
       String command =
           "mvn -B -Pbench verify" + (given.isEmpty() ? "" : " -Dbench.args=\"" + given + "\"");
-      return new Arguments(settings, sections, out, outGiven, update, command);
+      return new Arguments(settings, sections, out, outGiven, update, keyedKeys, command);
     }
 
     private static String value(String[] args, int i) {
@@ -287,6 +294,9 @@ public final class BenchmarkSuite {
       }
       if (sections.contains(Section.SEMAPHORE_ELECTION)) {
         runs.semaphoreElection();
+      }
+      if (sections.contains(Section.KEYED)) {
+        results.keyedRun = KeyedRuns.run(settings, arguments.keyedKeys());
       }
 
       Duration took = Duration.between(started, Instant.now());

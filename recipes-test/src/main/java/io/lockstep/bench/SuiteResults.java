@@ -121,6 +121,9 @@ final class SuiteResults {
   /** When the semaphore-election section ran, and with what; null if it did not. */
   SemaphoreElectionTables.Run semaphoreElectionRun;
 
+  /** The keyed section's run and figures; null if it did not run. */
+  KeyedTables.Run keyedRun;
+
   /** The semaphore point of {@code library} under {@code load}, or null. */
   SemaphoreScenario.Point semaphore(Library library, SemaphoreScenario.Load load) {
     return semaphore.stream()

@@ -30,19 +30,27 @@ import org.apache.curator.framework.CuratorFramework;
  * }
  * }</pre>
  *
- * <p><b>Keys and paths.</b> Any non-empty string is a key. It becomes one node name under the root
- * ({@link #pathOf(String)}): ASCII letters, digits, {@code '-'}, {@code '_'} and {@code '.'} stay
- * as they are; every other character is written as the percent-encoded bytes of its UTF-8 form
- * ({@code "a/b"} becomes {@code "a%2Fb"}, {@code "é"} becomes {@code "%C3%A9"}), and a surrogate
- * that is not half of a pair as {@code %u} and its four hex digits; a key of only dots is encoded
- * whole. So no key can reach outside the root, every string has a node of its own, and {@link
- * #keyOf(String)} gives a path's key back. A key whose node name would be longer than 1,024
- * characters is refused. Use one kind of lock per key: a mutex and a read-write lock on one key
- * would share one queue that neither understands.
+ * <p><b>Keys and paths.</b> Any non-empty string is a key. It becomes one node name ({@link
+ * #pathOf(String)}): ASCII letters, digits, {@code '-'}, {@code '_'} and {@code '.'} stay as they
+ * are; every other character is written as the percent-encoded bytes of its UTF-8 form ({@code
+ * "a/b"} becomes {@code "a%2Fb"}, {@code "é"} becomes {@code "%C3%A9"}), and a surrogate that is
+ * not half of a pair as {@code %u} and its four hex digits; a key of only dots is encoded whole. So
+ * no key can reach outside the root, every string has a node of its own, and {@link #keyOf(String)}
+ * gives a path's key back. A key whose node name would be longer than 1,024 characters is refused.
+ * Use one kind of lock per key: a mutex and a read-write lock on one key would share one queue that
+ * neither understands.
  *
- * <p><b>Limits.</b> Lock objects are cheap, but every key seen stays in memory until {@link
- * #expireUnusedOlderThan(Duration)} drops it; call it from time to time in a service with many
- * keys.
+ * <p><b>Layout.</b> By default the node lies right under the root ({@link KeyLayout#flat()}), so
+ * the root holds a directory per key. For many keys, {@link KeyLayout#hashed(int)} puts it under
+ * hashed directories ({@code <root>/72/a9/order-17}): the root and each hashed directory above the
+ * last level hold at most 256 children, and the keys spread evenly over the last level. Every
+ * directory is a container node, made together with the node below it, which the server reaps once
+ * its keys are unlocked; every process locking these keys must use the same layout.
+ *
+ * <p><b>Memory.</b> A key's lock object stays in memory until {@link
+ * #expireUnusedOlderThan(Duration)} drops it; a lock that is held or waited for is never dropped.
+ * Each idle key costs the lock object and its map entry (docs/services.md gives the measured size):
+ * call {@code expireUnusedOlderThan} from a scheduled task of a service with many keys.
  */
 public final class KeyedLocks {
   /** The longest node name a key may become. */
