@@ -55,8 +55,8 @@ import org.apache.curator.test.TestingServer;
  * every other block and the charts as they are, for sections whose block says its own run ({@code
  * unreachable}, {@code semaphore-election}, {@code keyed}); {@code --curator-waiters N} runs
  * Curator's thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full); {@code
- * --keyed-keys N} locks N keys in the keyed section's one-client run (default: 10,000 quick,
- * 1,000,000 full).
+ * --keyed-keys N} and {@code --keyed-contended M} set the keys of the keyed section's one-client
+ * and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and 100,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -128,6 +128,7 @@ public final class BenchmarkSuite {
       boolean outGiven,
       boolean update,
       int keyedKeys,
+      int keyedContended,
       String command) {
     boolean writesPage() {
       return update || outGiven || sections.equals(EnumSet.allOf(Section.class));
@@ -151,6 +152,7 @@ public final class BenchmarkSuite {
       boolean update = false;
       int curatorWaiters = -1;
       int keyedKeys = -1;
+      int keyedContended = -1;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--quick" -> settings = SuiteSettings.quick();
@@ -167,13 +169,14 @@ public final class BenchmarkSuite {
           }
           case "--curator-waiters" -> curatorWaiters = Integer.parseInt(value(args, ++i));
           case "--keyed-keys" -> keyedKeys = Integer.parseInt(value(args, ++i));
+          case "--keyed-contended" -> keyedContended = Integer.parseInt(value(args, ++i));
           case "--update" -> update = true;
           default ->
               throw new IllegalArgumentException(
                   "unknown option "
                       + args[i]
                       + "; use --quick | --full [--only s1,s2 [--update]] [--out DIR]"
-                      + " [--curator-waiters N] [--keyed-keys N]");
+                      + " [--curator-waiters N] [--keyed-keys N] [--keyed-contended M]");
         }
       }
       if (update) {
@@ -198,7 +201,8 @@ public final class BenchmarkSuite {
       String given = String.join(" ", args).trim();
       String command =
           "mvn -B -Pbench verify" + (given.isEmpty() ? "" : " -Dbench.args=\"" + given + "\"");
-      return new Arguments(settings, sections, out, outGiven, update, keyedKeys, command);
+      return new Arguments(
+          settings, sections, out, outGiven, update, keyedKeys, keyedContended, command);
     }
 
     private static String value(String[] args, int i) {
@@ -296,7 +300,8 @@ public final class BenchmarkSuite {
         runs.semaphoreElection();
       }
       if (sections.contains(Section.KEYED)) {
-        results.keyedRun = KeyedRuns.run(settings, arguments.keyedKeys());
+        results.keyedRun =
+            KeyedRuns.run(settings, arguments.keyedKeys(), arguments.keyedContended());
       }
 
       Duration took = Duration.between(started, Instant.now());

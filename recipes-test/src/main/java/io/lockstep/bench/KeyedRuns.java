@@ -22,11 +22,13 @@ final class KeyedRuns {
    *
    * @param settings quick or full
    * @param keys the one-client keys, or -1 for the mode's count
+   * @param contendedKeys the four-client keys, or -1 for the mode's count
    */
-  static KeyedTables.Run run(SuiteSettings settings, int keys) throws Exception {
+  static KeyedTables.Run run(SuiteSettings settings, int keys, int contendedKeys) throws Exception {
     boolean full = settings.mode().equals("full");
     int oneClient = keys > 0 ? keys : full ? FULL_KEYS : QUICK_KEYS;
-    int contended = full ? FULL_CONTENDED_KEYS : QUICK_CONTENDED_KEYS;
+    int contended =
+        contendedKeys > 0 ? contendedKeys : full ? FULL_CONTENDED_KEYS : QUICK_CONTENDED_KEYS;
     Instant started = Instant.now();
     String loadBefore = MachineInfo.loadAverage();
     var results = KeyedScenario.run(oneClient, contended);
