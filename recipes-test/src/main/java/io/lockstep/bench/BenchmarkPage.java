@@ -35,6 +35,7 @@ final class BenchmarkPage {
     UNREACHABLE,
     SEMAPHORE_ELECTION,
     LINGER,
+    KEYED,
     MISSED;
 
     /** The block's name in its markers: "run", "multi-contention". */
@@ -151,6 +152,7 @@ final class BenchmarkPage {
         Block.SEMAPHORE_ELECTION,
         orNotRun(new SemaphoreElectionTables(results).block(command, machine.cores())));
     blocks.put(Block.LINGER, orNotRun(new LingerTables(results).block(command, machine.cores())));
+    blocks.put(Block.KEYED, orNotRun(new KeyedTables(results).block(command, machine.cores())));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
     return blocks;
   }

@@ -39,7 +39,9 @@ import org.apache.curator.test.TestingServer;
  * CountingSemaphore} against {@code InterProcessSemaphoreV2}, uncontended and under contention
  * ({@link SemaphoreScenario}), and leader handoffs of {@code LeaderElection} against {@code
  * LeaderLatch} ({@link ElectionScenario}); {@code linger}: lock caching, a loop alone and two
- * processes taking turns, against Curator at 0 and 1 ms added round trip ({@link LingerRuns}).
+ * processes taking turns, against Curator at 0 and 1 ms added round trip ({@link LingerRuns});
+ * {@code keyed}: keyed locks at scale, a Curator mutex per key against {@code KeyedLocks} flat and
+ * hashed ({@link KeyedScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -53,8 +55,11 @@ import org.apache.curator.test.TestingServer;
  * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run; {@code
  * --update}, with {@code --only}, replaces in the page the blocks of the sections run and leaves
  * every other block and the charts as they are, for sections whose block says its own run ({@code
- * unreachable}, {@code semaphore-election}, {@code linger}); {@code --curator-waiters N} runs
- * Curator's thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full).
+ * unreachable}, {@code semaphore-election}, {@code linger}, {@code keyed}); {@code
+ * --curator-waiters N} runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000
+ * quick, 10,000 full); {@code --keyed-keys N} and {@code --keyed-contended M} set the keys of the
+ * keyed section's one-client and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and
+ * 100,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -81,7 +86,8 @@ public final class BenchmarkSuite {
     MULTI_CONTENTION("multicontention"),
     UNREACHABLE("unreachable", BenchmarkPage.Block.UNREACHABLE),
     SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION),
-    LINGER("linger", BenchmarkPage.Block.LINGER);
+    LINGER("linger", BenchmarkPage.Block.LINGER),
+    KEYED("keyed", BenchmarkPage.Block.KEYED);
 
     private final String option;
 
@@ -125,6 +131,8 @@ public final class BenchmarkSuite {
       Path out,
       boolean outGiven,
       boolean update,
+      int keyedKeys,
+      int keyedContended,
       String command) {
     boolean writesPage() {
       return update || outGiven || sections.equals(EnumSet.allOf(Section.class));
@@ -147,6 +155,8 @@ public final class BenchmarkSuite {
       boolean outGiven = false;
       boolean update = false;
       int curatorWaiters = -1;
+      int keyedKeys = -1;
+      int keyedContended = -1;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--quick" -> settings = SuiteSettings.quick();
@@ -162,13 +172,15 @@ public final class BenchmarkSuite {
             outGiven = true;
           }
           case "--curator-waiters" -> curatorWaiters = Integer.parseInt(value(args, ++i));
+          case "--keyed-keys" -> keyedKeys = Integer.parseInt(value(args, ++i));
+          case "--keyed-contended" -> keyedContended = Integer.parseInt(value(args, ++i));
           case "--update" -> update = true;
           default ->
               throw new IllegalArgumentException(
                   "unknown option "
                       + args[i]
                       + "; use --quick | --full [--only s1,s2 [--update]] [--out DIR]"
-                      + " [--curator-waiters N]");
+                      + " [--curator-waiters N] [--keyed-keys N] [--keyed-contended M]");
         }
       }
       if (update) {
@@ -193,7 +205,8 @@ public final class BenchmarkSuite {
       String given = String.join(" ", args).trim();
       String command =
           "mvn -B -Pbench verify" + (given.isEmpty() ? "" : " -Dbench.args=\"" + given + "\"");
-      return new Arguments(settings, sections, out, outGiven, update, command);
+      return new Arguments(
+          settings, sections, out, outGiven, update, keyedKeys, keyedContended, command);
     }
 
     private static String value(String[] args, int i) {
@@ -292,6 +305,10 @@ public final class BenchmarkSuite {
       }
       if (sections.contains(Section.LINGER)) {
         LingerRuns.run(probe, connect, results);
+      }
+      if (sections.contains(Section.KEYED)) {
+        results.keyedRun =
+            KeyedRuns.run(settings, arguments.keyedKeys(), arguments.keyedContended());
       }
 
       Duration took = Duration.between(started, Instant.now());

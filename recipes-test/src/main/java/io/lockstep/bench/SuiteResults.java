@@ -124,6 +124,9 @@ final class SuiteResults {
   /** The lock caching section's run; null if it did not run. */
   LingerRuns.Run lingerRun;
 
+  /** The keyed section's run and figures; null if it did not run. */
+  KeyedTables.Run keyedRun;
+
   /** The semaphore point of {@code library} under {@code load}, or null. */
   SemaphoreScenario.Point semaphore(Library library, SemaphoreScenario.Load load) {
     return semaphore.stream()

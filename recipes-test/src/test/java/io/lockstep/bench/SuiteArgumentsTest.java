@@ -52,7 +52,7 @@ class SuiteArgumentsTest {
             () ->
                 Arguments.parse(new String[] {"--only", "semaphore-election,watches", "--update"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("(unreachable, semaphore-election, linger)")
+        .hasMessageContaining("(unreachable, semaphore-election, linger, keyed)")
         .hasMessageContaining("not watches");
     assertThat(Arguments.parse(new String[] {"--only", "semaphore-election"}).writesPage())
         .isFalse();

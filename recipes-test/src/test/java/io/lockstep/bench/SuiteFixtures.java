@@ -177,7 +177,20 @@ final class SuiteFixtures {
     unreachable(results, UnreachableScenario.Fault.CUT, 1, 2, 3);
     unreachable(results, UnreachableScenario.Fault.BLACKHOLE, 201, 205, 240);
     semaphoreElection(results);
+    keyed(results);
     return results;
+  }
+
+  /** A keyed section run: each variant one client and contended. */
+  static void keyed(SuiteResults results) {
+    java.util.List<KeyedScenario.Result> figures = new java.util.ArrayList<>();
+    for (KeyedScenario.Variant variant : KeyedScenario.Variant.values()) {
+      figures.add(new KeyedScenario.Result(variant, 1, 1_000, 1_000, 2.0, 900, 1_000, 700));
+      figures.add(new KeyedScenario.Result(variant, 4, 100, 400, 1.0, -1, 100, 3));
+    }
+    results.keyedRun =
+        new KeyedTables.Run(
+            "2026-01-04T00:00:00 UTC", Duration.ofMinutes(2), "0.1", "0.2", 1_000, 100, figures);
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.docs.DocsExamplesTest.FencedStore;
+import io.lockstep.recipes.locks.KeyLayout;
 import io.lockstep.recipes.locks.KeyedLocks;
 import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
@@ -183,6 +184,21 @@ class ServiceDocsExamplesTest {
     // docs: end
     assertThat(orders.read(orderId)).isEqualTo("shipped");
     assertThat(orderLocks.pathOf(orderId)).isEqualTo("/locks/orders/order%2F42");
+  }
+
+  @Test
+  void keyedLocks_spreadOverHashedDirectories() throws Exception {
+    CuratorFramework client = zk.newClient();
+    // docs/services.md: keyed hashed
+    // import io.lockstep.recipes.locks.KeyLayout;
+
+    KeyedLocks accountLocks = new KeyedLocks(client, "/locks/accounts", KeyLayout.hashed(2));
+    String lockPath = accountLocks.pathOf("account-42"); // "/locks/accounts/be/78/account-42"
+    // docs: end
+    assertThat(lockPath).isEqualTo("/locks/accounts/be/78/account-42");
+    try (LockHold hold = accountLocks.mutex("account-42").hold()) {
+      assertThat(client.getChildren().forPath(lockPath)).hasSize(1);
+    }
   }
 
   @Test

@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.ZKPaths;
 
 /**
  * Locks by business key: one lock per key, under one root path, for services that lock an order, an
@@ -31,19 +30,27 @@ import org.apache.curator.utils.ZKPaths;
  * }
  * }</pre>
  *
- * <p><b>Keys and paths.</b> Any non-empty string is a key. It becomes one node name under the root
- * ({@link #pathOf(String)}): ASCII letters, digits, {@code '-'}, {@code '_'} and {@code '.'} stay
- * as they are; every other character is written as the percent-encoded bytes of its UTF-8 form
- * ({@code "a/b"} becomes {@code "a%2Fb"}, {@code "é"} becomes {@code "%C3%A9"}), and a surrogate
- * that is not half of a pair as {@code %u} and its four hex digits; a key of only dots is encoded
- * whole. So no key can reach outside the root, every string has a node of its own, and {@link
- * #keyOf(String)} gives a path's key back. A key whose node name would be longer than 1,024
- * characters is refused. Use one kind of lock per key: a mutex and a read-write lock on one key
- * would share one queue that neither understands.
+ * <p><b>Keys and paths.</b> Any non-empty string is a key. It becomes one node name ({@link
+ * #pathOf(String)}): ASCII letters, digits, {@code '-'}, {@code '_'} and {@code '.'} stay as they
+ * are; every other character is written as the percent-encoded bytes of its UTF-8 form ({@code
+ * "a/b"} becomes {@code "a%2Fb"}, {@code "é"} becomes {@code "%C3%A9"}), and a surrogate that is
+ * not half of a pair as {@code %u} and its four hex digits; a key of only dots is encoded whole. So
+ * no key can reach outside the root, every string has a node of its own, and {@link #keyOf(String)}
+ * gives a path's key back. A key whose node name would be longer than 1,024 characters is refused.
+ * Use one kind of lock per key: a mutex and a read-write lock on one key would share one queue that
+ * neither understands.
  *
- * <p><b>Limits.</b> Lock objects are cheap, but every key seen stays in memory until {@link
- * #expireUnusedOlderThan(Duration)} drops it; call it from time to time in a service with many
- * keys.
+ * <p><b>Layout.</b> By default the node lies right under the root ({@link KeyLayout#flat()}), so
+ * the root holds a directory per key. For many keys, {@link KeyLayout#hashed(int)} puts it under
+ * hashed directories ({@code <root>/72/a9/order-17}): the root and each hashed directory above the
+ * last level hold at most 256 children, and the keys spread evenly over the last level. Every
+ * directory is a container node, made together with the node below it, which the server reaps once
+ * its keys are unlocked; every process locking these keys must use the same layout.
+ *
+ * <p><b>Memory.</b> A key's lock object stays in memory until {@link
+ * #expireUnusedOlderThan(Duration)} drops it; a lock that is held or waited for is never dropped.
+ * Each idle key costs the lock object and its map entry (docs/services.md gives the measured size):
+ * call {@code expireUnusedOlderThan} from a scheduled task of a service with many keys.
  */
 public final class KeyedLocks {
   /** The longest node name a key may become. */
@@ -51,6 +58,7 @@ public final class KeyedLocks {
 
   private final CuratorFramework client;
   private final String root;
+  private final KeyLayout layout;
   private final ConcurrentMap<String, Entry> locks = new ConcurrentHashMap<>();
 
   /** A lock of one key, and when it was last asked for. */
@@ -64,7 +72,8 @@ public final class KeyedLocks {
   }
 
   /**
-   * Creates the locks of {@code root}. Nothing is sent to ZooKeeper until a lock is acquired.
+   * Creates the locks of {@code root} in the {@link KeyLayout#flat() flat} layout, one directory
+   * per key right under the root. Nothing is sent to ZooKeeper until a lock is acquired.
    *
    * @param client a started Curator client; its retry policy, namespace and ACL provider apply
    * @param root the path under which every key's lock lives; not {@code "/"}
@@ -73,8 +82,26 @@ public final class KeyedLocks {
    *     "/"}
    */
   public KeyedLocks(CuratorFramework client, String root) {
+    this(client, root, KeyLayout.flat());
+  }
+
+  /**
+   * Creates the locks of {@code root} in {@code layout}: {@link KeyLayout#hashed(int)} for a
+   * service with many keys, so that no directory holds more than a bounded number of children.
+   * Nothing is sent to ZooKeeper until a lock is acquired.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param root the path under which every key's lock lives; not {@code "/"}
+   * @param layout where a key's lock lives under the root; every process locking these keys must
+   *     use the same
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code root} is not a valid ZooKeeper path, or is {@code
+   *     "/"}
+   */
+  public KeyedLocks(CuratorFramework client, String root, KeyLayout layout) {
     this.client = Arguments.client(client);
     this.root = Arguments.path(root, "root");
+    this.layout = Objects.requireNonNull(layout, "layout");
     if (root.equals("/")) {
       throw new IllegalArgumentException(
           "root must not be \"/\": give the locks a path of their own");
@@ -108,7 +135,8 @@ public final class KeyedLocks {
   }
 
   /**
-   * The lock path of {@code key}: the root and the key's node name (see the class comment).
+   * The lock path of {@code key}: the root, the layout's directories if any, and the key's node
+   * name (see the class comment and {@link KeyLayout}).
    *
    * @param key any non-empty string
    * @return the path
@@ -116,26 +144,30 @@ public final class KeyedLocks {
    * @throws IllegalArgumentException if {@code key} is empty or too long
    */
   public String pathOf(String key) {
-    return ZKPaths.makePath(root, nodeName(key));
+    return layout.pathOf(root, key);
   }
 
   /**
    * The key whose lock path is {@code path}: the inverse of {@link #pathOf(String)}, for tools that
    * list the locks under the root.
    *
-   * @param path a lock path directly under the root
+   * @param path a key's lock path under the root in this layout
    * @return the key
    * @throws NullPointerException if {@code path} is null
-   * @throws IllegalArgumentException if {@code path} is not directly under the root, or its node
-   *     name is no key's
+   * @throws IllegalArgumentException if {@code path} is not a key's lock path under the root in
+   *     this layout
    */
   public String keyOf(String path) {
-    Objects.requireNonNull(path, "path");
-    ZKPaths.PathAndNode parts = ZKPaths.getPathAndNode(path);
-    if (!parts.getPath().equals(root)) {
-      throw new IllegalArgumentException("path is not directly under " + root + ": " + path);
-    }
-    return KeyNames.decode(parts.getNode());
+    return layout.keyOf(root, path);
+  }
+
+  /**
+   * Where the keys' locks live under the root.
+   *
+   * @return the layout given at construction, {@link KeyLayout#flat()} by default
+   */
+  public KeyLayout layout() {
+    return layout;
   }
 
   /**
@@ -205,6 +237,6 @@ public final class KeyedLocks {
 
   @Override
   public String toString() {
-    return "KeyedLocks[" + root + "]";
+    return "KeyedLocks[" + root + ", " + layout + "]";
   }
 }

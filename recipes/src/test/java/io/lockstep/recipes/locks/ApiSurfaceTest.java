@@ -45,6 +45,7 @@ class ApiSurfaceTest {
           "CountingSemaphore",
           "EnableLockstepLocking",
           "FencedLock",
+          "KeyLayout",
           "KeyedLocks",
           "LeaderElection",
           "LeaderElection$Builder",

@@ -96,10 +96,19 @@ final class Enqueuing {
         true);
   }
 
-  /** After parents were made (or failed to be): create again, at once or later; null to fail. */
+  /**
+   * After parents were made (or failed to be): create again, at once or later; null to fail. A
+   * parent missing again means the server reaped an empty container directory between two of the
+   * creates (a shared directory of a hashed key layout): make the parents again, as often in a row
+   * as a missing lock directory.
+   */
   Step parentsCreated(Throwable failure) {
-    if (failure == null || Retries.code(failure) == Code.NODEEXISTS) {
+    Code code = failure == null ? Code.OK : Retries.code(failure);
+    if (code == Code.OK || code == Code.NODEEXISTS) {
       return send();
+    }
+    if (code == Code.NONODE) {
+      return ++parentCreations > MAX_PARENT_CREATIONS ? null : new Step.CreateParents(epoch);
     }
     return retries.isRetryable(failure) ? retry(new Step.Create(epoch, protectionId)) : null;
   }

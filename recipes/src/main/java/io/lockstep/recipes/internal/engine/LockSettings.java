@@ -38,11 +38,25 @@ public final class LockSettings {
   private final String description;
   private final String recipe;
   private final boolean observed;
-  private final Retries retries;
-  private final ZkRequests zk;
-  private final NodeCreates creates;
-  private final NodeDeletes deletes;
+  private final Requests requests;
   private final Supplier<String> protectionIds;
+
+  /**
+   * How the locks of one client facade (one namespace) talk to ZooKeeper. It holds no state of any
+   * lock, so the engine keeps one per namespace rather than one per lock object: a service with a
+   * million idle keyed locks keeps one, not a million.
+   */
+  private record Requests(
+      Retries retries, ZkRequests zk, NodeCreates creates, NodeDeletes deletes) {
+    static Requests of(CuratorFramework client, LockEngine engine) {
+      Retries retries =
+          new Retries(() -> client.getZookeeperClient().getRetryPolicy(), engine.clock());
+      ZkRequests zk = new ZkRequests(client, retries, engine.scheduler());
+      return new Requests(
+          retries, zk, new NodeCreates(zk), new NodeDeletes(zk, engine.scheduler()));
+    }
+  }
+
   private final StandardListenerManager<LockStateListener> listeners =
       StandardListenerManager.standard();
   private final StandardListenerManager<LockObserver> observers =
@@ -69,10 +83,11 @@ public final class LockSettings {
     this.description = Objects.requireNonNull(description, "description");
     this.recipe = Objects.requireNonNull(recipe, "recipe");
     this.observed = observed;
-    this.retries = new Retries(() -> client.getZookeeperClient().getRetryPolicy(), engine.clock());
-    this.zk = new ZkRequests(client, retries, engine.scheduler());
-    this.creates = new NodeCreates(zk, engine.scheduler());
-    this.deletes = new NodeDeletes(zk, engine.scheduler());
+    this.requests =
+        engine.shared(
+            "requests:" + client.getNamespace(),
+            Requests.class,
+            key -> Requests.of(client, engine));
     this.protectionIds = protectionIds;
   }
 
@@ -111,7 +126,7 @@ public final class LockSettings {
   }
 
   public Retries retries() {
-    return retries;
+    return requests.retries();
   }
 
   public Scheduler scheduler() {
@@ -119,15 +134,15 @@ public final class LockSettings {
   }
 
   public ZkRequests zk() {
-    return zk;
+    return requests.zk();
   }
 
   NodeCreates creates() {
-    return creates;
+    return requests.creates();
   }
 
   NodeDeletes deletes() {
-    return deletes;
+    return requests.deletes();
   }
 
   Supplier<String> protectionIds() {

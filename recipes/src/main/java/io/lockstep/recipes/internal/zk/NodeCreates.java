@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
@@ -31,7 +32,6 @@ public final class NodeCreates {
 
   private final CuratorFramework client;
   private final ZkRequests requests;
-  private final Scheduler scheduler;
 
   /** Our nodes, one per slot, their creating zxid, and the session the server says owns them. */
   public record Created(List<String> nodePaths, long czxid, long owner) {}
@@ -45,10 +45,9 @@ public final class NodeCreates {
     }
   }
 
-  public NodeCreates(ZkRequests requests, Scheduler scheduler) {
+  public NodeCreates(ZkRequests requests) {
     this.client = requests.client();
     this.requests = requests;
-    this.scheduler = scheduler;
   }
 
   /**
@@ -111,32 +110,81 @@ public final class NodeCreates {
   }
 
   /**
-   * Creates the lock directory {@code path} and its missing parents as container nodes, off the
-   * event thread, as Curator's lock does ({@code creatingParentContainersIfNeeded}): the parents
-   * with plain requests that the client's {@code SchemaSet} does not see, with the client's ACLs,
-   * in its retry loop. Only the directory's own create is checked against the schema, as a
-   * container: a recipe parent's schema allows it. ({@code CuratorFramework.createContainers} would
-   * end with an unwatched {@code exists} of a child path, which a recipe schema refuses.)
+   * Creates the lock directory {@code path} and its missing parents as container nodes, each create
+   * asynchronous, so that no thread waits on them. The directory first, then on NoNode its parent
+   * (and so on up), then the directory again: where the parents exist, as for most keys of a hashed
+   * layout, one request. Every directory is made immediately before the create of the node below
+   * it, so none is left without ever having had a child (which the server keeps forever). The
+   * directory's own create goes through Curator's builder, so the client's namespace, ACLs and
+   * {@code SchemaSet} apply to it, as a container (a recipe parent's schema allows it); the parents
+   * are plain requests with the client's ACLs, as Curator's {@code
+   * creatingParentContainersIfNeeded} makes them. A NoNode after the parents were made (one was
+   * reaped meanwhile) fails the future with NoNode: the engine then makes the parents again, a
+   * bounded number of times.
    */
   public CompletableFuture<Void> createContainers(String path) {
     CompletableFuture<Void> result = new CompletableFuture<>();
-    scheduler.execute(
-        () -> {
-          try {
-            client
-                .create()
-                .creatingParentContainersIfNeeded()
-                .withMode(CreateMode.CONTAINER)
-                .forPath(path, NO_DATA);
-          } catch (KeeperException.NodeExistsException created) {
-            // by another lock meanwhile, or by a retry whose first answer was lost
-          } catch (Exception e) {
-            result.completeExceptionally(e);
-            return;
-          }
-          result.complete(null);
-        });
+    createContainer(path, true, false, result);
     return result;
+  }
+
+  private void createContainer(
+      String path, boolean own, boolean parentMade, CompletableFuture<Void> result) {
+    try {
+      if (own) {
+        client
+            .create()
+            .withMode(CreateMode.CONTAINER)
+            .inBackground(
+                (c, event) ->
+                    containerCreated(path, own, parentMade, event.getResultCode(), result))
+            .forPath(path, NO_DATA);
+      } else {
+        CreateRequest request = resolveContainer(path);
+        requests
+            .handle()
+            .create(
+                request.getPath(),
+                request.getData(),
+                request.getAcl(),
+                CreateMode.CONTAINER,
+                (rc, zkPath, ctx, name) -> containerCreated(path, own, parentMade, rc, result),
+                null);
+      }
+    } catch (Exception e) {
+      result.completeExceptionally(e);
+    }
+  }
+
+  private void containerCreated(
+      String path, boolean own, boolean parentMade, int rc, CompletableFuture<Void> result) {
+    Code code = Code.get(rc);
+    if (code == Code.OK || code == Code.NODEEXISTS) {
+      result.complete(null); // NodeExists: by another lock meanwhile, or by a retried create
+    } else if (code == Code.NONODE
+        && !parentMade
+        && !ZKPaths.getPathAndNode(path).getPath().equals("/")) {
+      CompletableFuture<Void> parent = new CompletableFuture<>();
+      createContainer(ZKPaths.getPathAndNode(path).getPath(), false, false, parent);
+      Callbacks.when(
+          parent,
+          (v, failure) -> {
+            if (failure != null) {
+              result.completeExceptionally(failure);
+            } else {
+              createContainer(path, own, true, result);
+            }
+          });
+    } else {
+      result.completeExceptionally(KeeperException.create(code, path));
+    }
+  }
+
+  /** The create request {@code client} would send for the container {@code path}, no data. */
+  private CreateRequest resolveContainer(String path) throws Exception {
+    CuratorOp op =
+        client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path, NO_DATA);
+    return (CreateRequest) op.get().toRequestRecord();
   }
 
   /**

@@ -361,6 +361,23 @@ class AcquisitionStateTest {
         .isInstanceOf(Step.End.class);
   }
 
+  // A parent reaped by the server between the creates of the parents (a shared hashed directory
+  // of KeyedLocks emptied meanwhile) made the acquisition fail with NoNode.
+  @Test
+  void aParentReapedWhileParentsAreMade_makesTheParentsAgain_aFewTimesInARow() {
+    AcquisitionState state = inPhase(Phase.CREATING);
+    assertThat(state.on(new StateEvent.CreateFailed(0, new KeeperException.NoNodeException(PATH))))
+        .isEqualTo(new Step.CreateParents(0));
+    for (int i = 1; i < Enqueuing.MAX_PARENT_CREATIONS; i++) {
+      assertThat(
+              state.on(new StateEvent.ParentsCreated(0, new KeeperException.NoNodeException(PATH))))
+          .isEqualTo(new Step.CreateParents(0));
+    }
+    assertThat(
+            state.on(new StateEvent.ParentsCreated(0, new KeeperException.NoNodeException(PATH))))
+        .isInstanceOf(Step.End.class);
+  }
+
   @Test
   void aRefusedDowngradeTie_failsWithOwnershipLost() {
     AcquisitionState state = inPhase(Phase.CREATING);
