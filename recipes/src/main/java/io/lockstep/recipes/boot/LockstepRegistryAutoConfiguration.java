@@ -1,5 +1,6 @@
 package io.lockstep.recipes.boot;
 
+import io.lockstep.recipes.locks.KeyLayout;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
@@ -48,6 +49,9 @@ public final class LockstepRegistryAutoConfiguration {
     try {
       registry = new LockstepLockRegistry(client, properties.getRoot());
       registry.setCacheCapacity(properties.getCacheCapacity());
+      if (properties.getHashedLevels() != 0) {
+        registry.setKeyLayout(KeyLayout.hashed(properties.getHashedLevels()));
+      }
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("lockstep.registry: " + e.getMessage(), e);
     }

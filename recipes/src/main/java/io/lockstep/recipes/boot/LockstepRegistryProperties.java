@@ -19,6 +19,12 @@ public final class LockstepRegistryProperties {
    */
   private String root = "/SpringIntegration-LockRegistry"; // LockstepLockRegistry.DEFAULT_ROOT
 
+  /**
+   * Hashed directory levels between the root and a key's lock (1 to 4, see KeyLayout.hashed); 0
+   * keeps Spring's mapping, root + "/" + key. Every process on the root must use the same value.
+   */
+  private int hashedLevels;
+
   /** How many unused locks the registry keeps (locks in use are always kept). */
   private int cacheCapacity = 30_000; // LockstepLockRegistry.DEFAULT_CACHE_CAPACITY
 
@@ -65,6 +71,24 @@ public final class LockstepRegistryProperties {
    */
   public void setRoot(String root) {
     this.root = root;
+  }
+
+  /**
+   * The hashed directory levels of the keys' lock paths, 0 for Spring's mapping.
+   *
+   * @return the levels
+   */
+  public int getHashedLevels() {
+    return hashedLevels;
+  }
+
+  /**
+   * Sets the hashed directory levels of the keys' lock paths.
+   *
+   * @param hashedLevels 0 for Spring's mapping, else 1 to 4
+   */
+  public void setHashedLevels(int hashedLevels) {
+    this.hashedLevels = hashedLevels;
   }
 
   /**

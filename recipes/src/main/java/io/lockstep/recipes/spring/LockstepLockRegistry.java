@@ -1,5 +1,7 @@
 package io.lockstep.recipes.spring;
 
+import io.lockstep.recipes.locks.KeyLayout;
+import io.lockstep.recipes.locks.KeyedLocks;
 import io.lockstep.recipes.locks.LockObservers;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
@@ -105,6 +107,7 @@ public final class LockstepLockRegistry
 
   private final CuratorFramework client;
   private final String prefix; // the root, ending with '/'
+  private volatile KeyLayout layout; // null: Spring's mapping, prefix + key
   private final LockCache cache = new LockCache(this::defaultTtl);
   private volatile Duration defaultTtl; // null: holds without a time to live last until unlocked
 
@@ -180,8 +183,30 @@ public final class LockstepLockRegistry
   }
 
   /**
+   * Spreads the keys' locks over hashed directories, as {@link KeyedLocks} does with {@code
+   * layout}: a key's lock path becomes {@code layout.pathOf(root, key)}, with the key written as
+   * one percent-encoded node name, so that no directory under the root grows with the number of
+   * keys. Without it (the default) a key's lock is {@code root + "/" + key}, Spring's mapping: keep
+   * that while any process still runs Spring's {@code ZookeeperLockRegistry} on the same root,
+   * since two mappings put the same key's lock in two places. Set it before the first lock is
+   * obtained.
+   *
+   * @param layout the key layout, for instance {@code KeyLayout.hashed(2)}
+   * @throws NullPointerException if {@code layout} is null
+   * @throws IllegalStateException if a lock was obtained already
+   */
+  public void setKeyLayout(KeyLayout layout) {
+    Objects.requireNonNull(layout, "layout");
+    if (!cache.keys().isEmpty()) {
+      throw new IllegalStateException(
+          "set the key layout before the first lock is obtained: " + cache.keys().size() + " kept");
+    }
+    this.layout = layout;
+  }
+
+  /**
    * The lock path of {@code key}: the root and the key, as Spring's {@code ZookeeperLockRegistry}
-   * maps them (see the class comment).
+   * maps them (see the class comment), or as the layout given to {@link #setKeyLayout} maps them.
    *
    * @param key the lock key, a {@code String}
    * @return the path
@@ -305,7 +330,8 @@ public final class LockstepLockRegistry
   }
 
   private String pathOf(String key) {
-    String path = prefix + key;
+    KeyLayout hashed = layout;
+    String path = hashed == null ? prefix + key : hashed.pathOf(root(), key);
     try {
       return PathUtils.validatePath(path);
     } catch (IllegalArgumentException e) {
@@ -318,6 +344,10 @@ public final class LockstepLockRegistry
               + e.getMessage(),
           e);
     }
+  }
+
+  private String root() {
+    return prefix.length() == 1 ? prefix : prefix.substring(0, prefix.length() - 1);
   }
 
   @Override
