@@ -90,8 +90,8 @@ class IntegrationDocsExamplesTest {
 
     registry.setDefaultTtl(Duration.ofSeconds(30)); // for lock(), tryLock(...), executeLocked
     LockstepLock order = registry.obtain("order-18");
-    if (order.tryLock(
-        Duration.ofSeconds(5), Duration.ofSeconds(10))) { // wait 5 s, hold 10 s at most
+    // wait 5 s at most, then hold 10 s at most
+    if (order.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(10))) {
       try {
         orders.write("order-18", "packed", order.fencingToken());
         registry.renewLock("order-18"); // ten more seconds from now
