@@ -19,8 +19,6 @@ import org.apache.zookeeper.KeeperException;
  * are walked in turn, up to a number of paths.
  */
 final class LockWalk {
-  private static final String LEASES = "leases"; // the semaphore layout's lease nodes' parent
-
   private final CuratorFramework client;
   private final LockInspector inspector;
   private final int maxPaths;
@@ -42,9 +40,6 @@ final class LockWalk {
         read++;
         List<String> children = children(path);
         LockInspector.Snapshot snapshot = inspector.inspect(path);
-        if (snapshot.holders().isEmpty() && children.contains(LEASES)) {
-          snapshot = leases(path);
-        }
         List<String> queue = new ArrayList<>();
         if (!snapshot.holders().isEmpty() || !snapshot.waiters().isEmpty()) {
           locks.add(
@@ -63,18 +58,6 @@ final class LockWalk {
       return new RootReport(root, locks, true, e.getMessage()); // incomplete
     }
     return new RootReport(root, locks, !pending.isEmpty(), null);
-  }
-
-  /**
-   * A semaphore's leases, all holders: what {@link LockInspector#inspect(String)} reports once it
-   * recognises the layout, which it does only while the {@code locks} node beside {@code leases}
-   * exists (the server reaps it when empty, and an uncontended semaphore never makes it).
-   */
-  private LockInspector.Snapshot leases(String path) {
-    LockInspector.Snapshot leases = inspector.inspect(ZKPaths.makePath(path, LEASES));
-    List<LockInspector.Entry> all = new ArrayList<>(leases.holders());
-    all.addAll(leases.waiters());
-    return new LockInspector.Snapshot(path, all, List.of());
   }
 
   /** The entries as reported, their nodes noted in {@code queue}. */

@@ -7,7 +7,6 @@ import io.lockstep.recipes.locks.LockObserver;
 import io.lockstep.recipes.locks.LockObservers;
 import io.lockstep.recipes.locks.LockState;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -16,12 +15,9 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -103,10 +99,8 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
   public static final String OTHER_PATHS = "other";
 
   private final CuratorFramework client;
-  private final Tags tags;
   private final boolean tagPaths;
-  private final Map<String, Bucket> buckets; // by path tag; one bucket under "" when untagged
-  private final Bucket others;
+  private final PathBuckets buckets;
   private final Observer observer = new Observer();
   private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>(); // read lock-free
   private final Object bindings = new Object(); // guards binding and closing
@@ -116,26 +110,6 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
 
   @GuardedBy("bindings")
   private boolean closed; // terminal: no more binding, nothing observed
-
-  /* Algorithm notes:
-   *
-   * The gauges count attempt ids, not events: a bucket keeps the ids of the attempts under way and
-   * of the holds held. attemptStarted adds to waiting; attemptEnded removes from waiting and, when
-   * granted, adds to holding; LOST and released remove from holding. Removing an id that is not
-   * there does nothing, so an attempt that began before this observer was added never drives a
-   * gauge below zero. The engine tells one attempt's callbacks in order.
-   */
-
-  /** The attempts under way and the holds held, of one path tag. */
-  private static final class Bucket {
-    final String pathTag; // null when paths are not tagged
-    final Set<Long> waiting = ConcurrentHashMap.newKeySet();
-    final Set<Long> holding = ConcurrentHashMap.newKeySet();
-
-    Bucket(String pathTag) {
-      this.pathTag = pathTag;
-    }
-  }
 
   /** A meter registered in a registry, to remove on close. */
   private record Registered(MeterRegistry registry, Meter meter) {}
@@ -153,19 +127,8 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
 
   private LockstepMetrics(Builder builder) {
     this.client = builder.client;
-    this.tags = builder.tags;
     this.tagPaths = builder.taggedPaths != null;
-    Map<String, Bucket> byTag = new LinkedHashMap<>();
-    if (tagPaths) {
-      for (String path : builder.taggedPaths) {
-        byTag.put(path, new Bucket(path));
-      }
-      byTag.put(OTHER_PATHS, new Bucket(OTHER_PATHS));
-    } else {
-      byTag.put("", new Bucket(null));
-    }
-    this.buckets = Map.copyOf(byTag);
-    this.others = tagPaths ? buckets.get(OTHER_PATHS) : buckets.get("");
+    this.buckets = new PathBuckets(builder.tags, builder.taggedPaths, OTHER_PATHS);
     LockObservers.of(client).addListener(observer);
   }
 
@@ -196,32 +159,13 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
         throw new IllegalStateException("closed: " + this);
       }
       if (!registries.contains(registry)) {
-        registerGauges(registry);
+        List<Meter> registered = new ArrayList<>();
+        buckets.registerGauges(registry, WAITERS, HOLDERS, registered);
+        for (Meter gauge : registered) {
+          gauges.add(new Registered(registry, gauge));
+        }
         registries.add(registry);
       }
-    }
-  }
-
-  @GuardedBy("bindings")
-  private void registerGauges(MeterRegistry registry) {
-    for (Bucket bucket : buckets.values()) {
-      Tags gaugeTags = tagsOf(bucket);
-      gauges.add(
-          new Registered(
-              registry,
-              Gauge.builder(WAITERS, bucket, b -> b.waiting.size())
-                  .description("Attempts to acquire a lock under way")
-                  .tags(gaugeTags)
-                  .strongReference(true)
-                  .register(registry)));
-      gauges.add(
-          new Registered(
-              registry,
-              Gauge.builder(HOLDERS, bucket, b -> b.holding.size())
-                  .description("Holds of a lock granted and neither released nor lost")
-                  .tags(gaugeTags)
-                  .strongReference(true)
-                  .register(registry)));
     }
   }
 
@@ -245,34 +189,22 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
     }
   }
 
-  private Bucket bucketOf(LockAttempt attempt) {
-    return tagPaths ? buckets.getOrDefault(attempt.path(), others) : others;
-  }
-
-  private Tags tagsOf(Bucket bucket) {
-    return bucket.pathTag == null ? tags : tags.and("path", bucket.pathTag);
-  }
-
-  private Tags tagsOf(LockAttempt attempt) {
-    return tagsOf(bucketOf(attempt)).and("recipe", attempt.recipe());
-  }
-
   /** Turns callbacks into meter updates. */
   private final class Observer implements LockObserver {
     @Override
     public void attemptStarted(LockAttempt attempt) {
-      bucketOf(attempt).waiting.add(attempt.id());
+      buckets.of(attempt).waiting.add(attempt.id());
     }
 
     @Override
     public void attemptEnded(
         LockAttempt attempt, AcquireOutcome outcome, Duration waited, long fencingToken) {
-      Bucket bucket = bucketOf(attempt);
+      PathBuckets.Bucket bucket = buckets.of(attempt);
       bucket.waiting.remove(attempt.id());
       if (outcome == AcquireOutcome.GRANTED) {
         bucket.holding.add(attempt.id());
       }
-      Tags timerTags = tagsOf(attempt).and("outcome", outcome.name());
+      Tags timerTags = buckets.tagsOf(attempt).and("outcome", outcome.name());
       for (MeterRegistry registry : registries) {
         Timer.builder(ACQUIRE)
             .description("Time from the start of an attempt to acquire a lock to its end")
@@ -292,11 +224,11 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
       } else if (state == LockState.LOST) {
         name = LOST;
         description = "Holds of a lock lost: session expired, node deleted or client closed";
-        bucketOf(attempt).holding.remove(attempt.id());
+        buckets.of(attempt).holding.remove(attempt.id());
       } else {
         return;
       }
-      Tags counterTags = tagsOf(attempt);
+      Tags counterTags = buckets.tagsOf(attempt);
       for (MeterRegistry registry : registries) {
         Counter.builder(name)
             .description(description)
@@ -308,8 +240,8 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
 
     @Override
     public void released(LockAttempt attempt, Duration held, long fencingToken) {
-      bucketOf(attempt).holding.remove(attempt.id());
-      Tags timerTags = tagsOf(attempt);
+      buckets.of(attempt).holding.remove(attempt.id());
+      Tags timerTags = buckets.tagsOf(attempt);
       for (MeterRegistry registry : registries) {
         Timer.builder(HELD)
             .description("Time from the grant of a lock to its release")
@@ -322,7 +254,7 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
 
   @Override
   public String toString() {
-    return "LockstepMetrics[" + client + (tagPaths ? ", paths " + buckets.keySet() : "") + "]";
+    return "LockstepMetrics[" + client + (tagPaths ? ", paths " + buckets.tags() : "") + "]";
   }
 
   /**

@@ -9,12 +9,14 @@ import java.util.Random;
 import org.apache.curator.utils.PathUtils;
 import org.apache.curator.utils.ZKPaths;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The key layouts, server-less: golden paths (so that the hashed layout cannot drift silently, the
  * digests checked with {@code printf %s <name> | sha256sum}), the way back from a path to its key,
  * and the bound on children per directory.
  */
+@Timeout(60)
 class KeyLayoutTest {
   private static final String ROOT = "/locks/orders";
 
