@@ -256,6 +256,23 @@ class ServiceDocsExamplesTest {
   }
 
   @Test
+  void linger_closeTheLockObjectToGiveThePlaceBackNow() throws Exception {
+    CuratorFramework client = zk.newClient();
+    List<String> processed = new ArrayList<>();
+    // docs/services.md: linger close
+    ReentrantMutex nightly =
+        ReentrantMutex.builder(client, "/locks/nightly").linger(Duration.ofMinutes(5)).build();
+    try (LockHold hold = nightly.hold()) {
+      processed.add("nightly");
+    }
+    nightly.close(); // the kept place goes back now, not in five minutes
+    // docs: end
+    assertThat(processed).containsExactly("nightly");
+    await("given back").until(() -> nightly.getParticipantNodes().isEmpty());
+    assertThatThrownBy(nightly::acquire).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   void onLost_stopTheWorkAndClose() throws Exception {
     CuratorFramework client = zk.newClient();
     ReentrantMutex lock = new ReentrantMutex(client, "/locks/batches");

@@ -65,9 +65,15 @@ import java.util.Objects;
  * place lingers (its node is first in the queue), and a local acquire and a give-back are decided
  * under one lock: the acquire holds the kept place, or takes a new one behind whoever queued. A
  * place granted behind another participant (no child watch) goes back at its last release, as
- * without linger. Lock objects have no {@code close()}: a place nobody uses any more goes back when
- * its linger runs out or its client closes. A {@link LockInspector} shows the kept node as the
- * holder's, also while no thread holds it.
+ * without linger. A {@link LockInspector} shows the kept node as the holder's, also while no thread
+ * holds it.
+ *
+ * <p><b>Closing.</b> The place lives as long as a lock object on it is open. {@code close()} on a
+ * {@link ReentrantMutex} or {@link NonReentrantMutex} gives up that object's share: when the last
+ * one closes, a kept place goes back at once, a place held or waited for goes back at its last
+ * release instead of lingering, and once idle the place is dropped from the client's memory. A lock
+ * object built afterwards on the same path takes a new place. Without {@code close()}, a kept place
+ * goes back when its linger runs out or its client closes.
  */
 public final class LocalHandoff {
   /** The default bound: local handoffs in a row while another participant may wait. */

@@ -15,23 +15,46 @@ public interface AttemptFactory {
    *
    * @param revocationHandler run when a revocation is requested while held, or null if the lock is
    *     not revocable
+   * @throws IllegalStateException if the lock object was closed
    */
   Attempt start(List<Slot> slots, Runnable revocationHandler);
 
   /** The lock object's settings. */
   LockSettings settings();
 
+  /**
+   * The lock object closed: no attempt starts from now on, and its share of a place for local
+   * handoff goes (the last one gives the place back when nobody needs it). Attempts started before
+   * are not touched. Idempotent.
+   */
+  void close();
+
+  /** What {@link #start} throws once the lock object closed. */
+  static IllegalStateException closed(LockSettings settings) {
+    return new IllegalStateException("Lock object " + settings.description() + " is closed");
+  }
+
   /** Attempts with a node of their own. */
   static AttemptFactory plain(LockSettings settings) {
     return new AttemptFactory() {
+      private volatile boolean closed;
+
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
+        if (closed) {
+          throw AttemptFactory.closed(settings);
+        }
         return Acquisition.start(settings, slots, revocationHandler, null, null);
       }
 
       @Override
       public LockSettings settings() {
         return settings;
+      }
+
+      @Override
+      public void close() {
+        closed = true;
       }
     };
   }

@@ -5,8 +5,10 @@ import io.lockstep.recipes.internal.zk.Scheduler;
 import io.lockstep.recipes.locks.LockObserver;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.listen.StandardListenerManager;
@@ -106,5 +108,39 @@ public final class LockEngine {
    */
   public <T> T shared(String key, Class<T> type, Function<String, T> make) {
     return type.cast(shared.computeIfAbsent(key, make));
+  }
+
+  /** How many objects the client's lock objects share now (places for local handoff, helpers). */
+  public int sharedCount() {
+    return shared.size();
+  }
+
+  /**
+   * As {@link #shared}, and runs {@code join} on the object under {@code key}'s lock, so that a
+   * concurrent {@link #updateShared} on the key sees the join or none of it (a lock object opening
+   * on a place that is being dropped).
+   */
+  public <T> T joinShared(String key, Class<T> type, Function<String, T> make, Consumer<T> join) {
+    return type.cast(
+        shared.compute(
+            key,
+            (k, current) -> {
+              T value = current == null ? make.apply(k) : type.cast(current);
+              join.accept(value);
+              return value;
+            }));
+  }
+
+  /**
+   * Runs {@code change} on the object {@code value}, if it is still the one under {@code key},
+   * under the key's lock; drops it from the client's shared objects if {@code change} says it is
+   * not needed any more.
+   *
+   * @param change returns whether the object stays shared
+   */
+  public <T> void updateShared(String key, T value, Predicate<T> change) {
+    var unused =
+        shared.computeIfPresent(
+            key, (k, current) -> current != value || change.test(value) ? current : null);
   }
 }

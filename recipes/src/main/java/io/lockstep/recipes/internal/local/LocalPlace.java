@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException.Code;
 
@@ -44,6 +45,14 @@ public final class LocalPlace {
   private final Outbox<PlaceStep> outbox = new Outbox<>(this::run);
   private final ConcurrentMap<Integer, Acquisition> taken = new ConcurrentHashMap<>();
   private volatile int lastTaken; // the id of the place's attempt started last
+  private final String key; // the place's key among its engine's shared objects
+
+  // The open lock objects on the place. Changed only under the engine's lock for the key
+  // (LockEngine.joinShared, updateShared), so that a place is never dropped while one opens on it.
+  private int objects;
+  private final AtomicBoolean drainAsked = new AtomicBoolean(); // steps left by an event sent
+
+  // under that lock, to run after it
 
   /**
    * Attempts of a lock object of {@code settings} that take turns on its client's place in {@code
@@ -58,10 +67,17 @@ public final class LocalPlace {
     LockSettings placeSettings = LockSettings.unobserved(engine, settings.client(), slot.path());
     String key = "place|" + placeSettings.zk().toZk(slot.path()) + "|" + slot.driver().lockName();
     LocalPlace place =
-        engine.shared(key, LocalPlace.class, k -> new LocalPlace(placeSettings, slot));
+        engine.joinShared(
+            key, LocalPlace.class, k -> new LocalPlace(placeSettings, slot, k), LocalPlace::opened);
+    place.drainIfAsked();
     return new AttemptFactory() {
+      private final AtomicBoolean closed = new AtomicBoolean();
+
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
+        if (closed.get()) {
+          throw AttemptFactory.closed(settings);
+        }
         return place.join(settings, maxInARow, lingerNanos);
       }
 
@@ -69,12 +85,20 @@ public final class LocalPlace {
       public LockSettings settings() {
         return settings;
       }
+
+      @Override
+      public void close() {
+        if (closed.compareAndSet(false, true)) {
+          place.closed();
+        }
+      }
     };
   }
 
-  private LocalPlace(LockSettings settings, Slot slot) {
+  private LocalPlace(LockSettings settings, Slot slot, String key) {
     this.settings = settings;
     this.slot = slot;
+    this.key = key;
     this.state = new PlaceState(settings.retries()::now);
     byte[] created = NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
     this.data = created == null ? new byte[0] : created;
@@ -86,6 +110,42 @@ public final class LocalPlace {
     member.lifecycle().started();
     on(new PlaceEvent.Join(member.record()));
     return member;
+  }
+
+  /** A lock object opens on the place (under the engine's lock for its key). */
+  private void opened() {
+    if (objects++ == 0) {
+      askDrain(state.on(new PlaceEvent.Used(), outbox));
+    }
+  }
+
+  /** A lock object on the place closed: the last one lets the place go when nobody needs it. */
+  private void closed() {
+    settings
+        .engine()
+        .updateShared(
+            key,
+            this,
+            place -> {
+              if (--objects == 0) {
+                askDrain(state.on(new PlaceEvent.Unused(), outbox));
+              }
+              return true;
+            });
+    drainIfAsked();
+  }
+
+  private void askDrain(boolean drain) {
+    if (drain) {
+      drainAsked.set(true);
+    }
+  }
+
+  /** Runs the steps an event sent under the engine's lock left (never drained under that lock). */
+  private void drainIfAsked() {
+    if (drainAsked.getAndSet(false)) {
+      outbox.drain();
+    }
   }
 
   /** The state, for a member's reads. */
@@ -151,6 +211,8 @@ public final class LocalPlace {
       settings
           .scheduler()
           .schedule(millis, () -> on(new PlaceEvent.LingerDue(timer.place(), timer.due())));
+    } else if (step instanceof PlaceStep.Retire) {
+      settings.engine().updateShared(key, this, place -> !state.isRetirable());
     } else if (step instanceof PlaceStep.CheckQueue check) {
       checkQueue(check.place());
     } else if (step instanceof PlaceStep.Write write) {

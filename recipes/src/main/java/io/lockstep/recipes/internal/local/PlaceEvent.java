@@ -44,6 +44,15 @@ sealed interface PlaceEvent {
   /** The granting read's child watch fired: another participant may have queued. */
   record QueueChanged(int place) implements PlaceEvent {}
 
+  /**
+   * The last open lock object on the place closed: the place is kept no longer than its holds and
+   * waiters need it, and may be dropped once idle.
+   */
+  record Unused() implements PlaceEvent {}
+
+  /** A lock object opened on the place after its last one closed. */
+  record Used() implements PlaceEvent {}
+
   /** The linger timer armed for {@code due} (on the place's clock) fired. */
   record LingerDue(int place, long due) implements PlaceEvent {}
 

@@ -31,6 +31,8 @@ final class PlaceMachine {
   private final Bound bound = new Bound();
   private final Linger linger = new Linger();
   private final LongSupplier clock; // nanoseconds, for the linger's deadline
+  private boolean unused; // every lock object on the place closed: keep it no longer than needed
+  private boolean retireAsked; // unused and idle: a Retire step went out since it last was used
 
   PlaceMachine(LongSupplier clock) {
     this.clock = clock;
@@ -322,7 +324,7 @@ final class PlaceMachine {
    * the place as it left it).
    */
   private boolean mayLinger(Contender member) {
-    return member.lingerNanos > 0 && !bound.othersSeen && !atRisk && fence.write == 0;
+    return member.lingerNanos > 0 && !unused && !bound.othersSeen && !atRisk && fence.write == 0;
   }
 
   private void linger(long lingerNanos, List<PlaceStep> steps) {
@@ -374,6 +376,35 @@ final class PlaceMachine {
       } else {
         timer(linger.rearm(now), steps); // held and kept again since this timer was armed
       }
+    }
+  }
+
+  // ---- the lock objects on the place ----
+
+  /** The last open lock object closed: a lingering place goes back, a held one is not kept. */
+  void unused(List<PlaceStep> steps) {
+    unused = true;
+    if (phase == PlaceState.Phase.LINGERING) {
+      giveBack(null, steps);
+    }
+  }
+
+  /** A lock object opened on the place again. */
+  void used() {
+    unused = false;
+    retireAsked = false;
+  }
+
+  /** Whether the place may be dropped: unused, and no node, holder or waiter. */
+  boolean isRetirable() {
+    return unused && phase == PlaceState.Phase.NONE && waiting.isEmpty();
+  }
+
+  /** After every event: an unused place that became idle asks, once, to be dropped. */
+  void retireIfIdle(List<PlaceStep> steps) {
+    if (!retireAsked && isRetirable()) {
+      retireAsked = true;
+      steps.add(new PlaceStep.Retire());
     }
   }
 

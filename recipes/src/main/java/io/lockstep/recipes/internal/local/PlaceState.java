@@ -45,6 +45,11 @@ final class PlaceState {
    * ours and nobody else holds, since any other participant is granted only after our node goes.
    * It is a handoff like any other for fencing (a token nobody took, else a write; a write first
    * after a hold that took checks), and begins a new run of the bound.
+   *
+   * Closing: when the last open lock object on the place closes (Unused), a lingering place goes
+   * back at once and a held one is not kept at its last release. A place that is then idle (no
+   * node, holder or waiter) asks to be dropped from its client's shared objects (Retire); a lock
+   * object opening on it before that happens keeps it (Used), under the same map lock.
    */
 
   /** Where the place stands. */
@@ -143,6 +148,19 @@ final class PlaceState {
     }
   }
 
+  /**
+   * Whether the place may be dropped: every lock object on it closed, and it has no node, holder or
+   * waiter.
+   */
+  boolean isRetirable() {
+    lock.lock();
+    try {
+      return machine.isRetirable();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Where {@code member} stands. */
   io.lockstep.recipes.internal.engine.Phase phaseOf(Contender member) {
     lock.lock();
@@ -215,6 +233,10 @@ final class PlaceState {
       machine.placeChanged(changed, steps);
     } else if (event instanceof PlaceEvent.QueueChanged changed) {
       machine.queueChanged(changed.place(), steps);
+    } else if (event instanceof PlaceEvent.Unused) {
+      machine.unused(steps);
+    } else if (event instanceof PlaceEvent.Used) {
+      machine.used();
     } else if (event instanceof PlaceEvent.LingerDue due) {
       machine.lingerDue(due, steps);
     } else if (event instanceof PlaceEvent.QueueChecked checked) {
@@ -226,5 +248,6 @@ final class PlaceState {
     } else if (event instanceof PlaceEvent.FenceFailed failed) {
       machine.fencing.failed(failed, steps);
     }
+    machine.retireIfIdle(steps);
   }
 }

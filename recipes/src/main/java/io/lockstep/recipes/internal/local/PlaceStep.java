@@ -27,6 +27,12 @@ sealed interface PlaceStep {
    */
   record LingerTimer(int place, long due, long delayNanos) implements PlaceStep {}
 
+  /**
+   * Drop the place from its client's shared objects: no open lock object uses it, and it has no
+   * node, holder or waiter. A lock object opening on it first keeps it.
+   */
+  record Retire() implements PlaceStep {}
+
   /** Read the queue (no watch): is our node alone in it? */
   record CheckQueue(int place) implements PlaceStep {}
 

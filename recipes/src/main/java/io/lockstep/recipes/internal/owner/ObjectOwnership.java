@@ -132,4 +132,9 @@ public final class ObjectOwnership implements Ownership {
   public boolean isAcquiredInThisProcess() {
     return held.get() != null || handles.any();
   }
+
+  @Override
+  public void close() {
+    attempts.close();
+  }
 }

@@ -37,4 +37,10 @@ public interface Ownership {
 
   /** The holds of this lock object owned by handles. */
   Handles handles();
+
+  /**
+   * Closes the lock object: no new hold starts (acquires throw {@link IllegalStateException});
+   * holds and attempts under way are not touched. Idempotent.
+   */
+  void close();
 }

@@ -180,4 +180,9 @@ public final class ThreadOwnership implements Ownership {
             + Thread.currentThread().getName()
             + ")");
   }
+
+  @Override
+  public void close() {
+    attempts.close();
+  }
 }
