@@ -23,6 +23,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
 import org.apache.curator.framework.recipes.locks.InterProcessMultiLock;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -199,24 +200,31 @@ class MultiMutexTest {
   }
 
   @Test
-  void missingParents_areCreatedAsContainers_evenWhenOneIsReapedInBetween() throws Exception {
+  void aLockDirectoryReapedBeforeTheCreate_isMadeAgain_withTheNodesInOneMulti() throws Exception {
     CuratorFramework admin = zk.newClient();
     List<String> paths = List.of(zk.path("deep/a"), zk.path("deep/b"));
+    for (String path : paths) {
+      admin
+          .create()
+          .creatingParentContainersIfNeeded()
+          .withMode(CreateMode.CONTAINER)
+          .forPath(path);
+    }
     AtomicBoolean reaped = new AtomicBoolean();
     CuratorFramework reaping = reapingOnce(zk.newClient(), admin, paths.get(1), reaped);
     MultiMutex lock = new MultiMutex(reaping, paths);
 
     lock.acquire();
 
-    assertThat(reaped).as("a parent was deleted between its creation and the enqueue").isTrue();
+    assertThat(reaped).as("a directory was deleted just before the enqueuing create").isTrue();
     assertThat(nodesIn(admin, paths)).hasSize(2);
     lock.release();
   }
 
   /**
-   * A client that, the first time the engine prepares its enqueuing create after {@code victim} (a
-   * lock directory) was created, deletes {@code victim} again: what the server's container reaper
-   * can do between the engine's two steps. (The engine resolves its creates through {@code
+   * A client that, the first time the engine prepares its enqueuing create while {@code victim} (a
+   * lock directory) exists, deletes {@code victim}: what the server's container reaper can do
+   * between another lock's release and our create. (The engine resolves its creates through {@code
    * transactionOp()}, which is how the hook sees the moment.)
    */
   private static CuratorFramework reapingOnce(

@@ -165,8 +165,8 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
       run(both.second());
     } else if (step instanceof Step.Create create) {
       enqueuer.create(create);
-    } else if (step instanceof Step.CreateParents parents) {
-      enqueuer.createParents(parents);
+    } else if (step instanceof Step.CreateWithDirectories create) {
+      enqueuer.createWithDirectories(create);
     } else if (step instanceof Step.FindOwnNode find) {
       enqueuer.findOwnNode(find);
     } else if (step instanceof Step.ReadQueue read) {

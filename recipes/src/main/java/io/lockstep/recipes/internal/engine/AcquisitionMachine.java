@@ -101,10 +101,6 @@ final class AcquisitionMachine {
       return createFailed(failed.failure());
     } else if (event instanceof StateEvent.TieRefused refused) {
       return tieRefused(refused.writeNode());
-    } else if (event instanceof StateEvent.ParentsCreated made) {
-      return phase == Phase.CREATING
-          ? orFail(enqueuing.parentsCreated(made.failure()), made.failure())
-          : Step.IGNORE;
     } else if (event instanceof StateEvent.OwnNodeSearched searched) {
       return phase == Phase.RECOVERING ? ownNodeSearched(searched) : Step.IGNORE;
     } else if (event instanceof StateEvent.OwnNodeSearchFailed failed) {

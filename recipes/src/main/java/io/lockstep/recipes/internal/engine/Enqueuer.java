@@ -65,13 +65,28 @@ public final class Enqueuer {
    * same single queue: then our node likely follows a local one, which needs no read at all.
    */
   void create(Step.Create step) {
-    int e = step.epoch();
-    boolean readBehind = !followsLocalAttempt();
+    send(step.epoch(), creates.create(slots, step.protectionId()), true);
+  }
+
+  /**
+   * A create that found a lock directory missing, sent again together with the directories (one
+   * multi: see {@link NodeCreates#createWithDirectories}), with the first read right behind it.
+   */
+  void createWithDirectories(Step.CreateWithDirectories step) {
+    send(step.epoch(), creates.createWithDirectories(slots, step.protectionId()), false);
+  }
+
+  /**
+   * Reports the answer of a create and sends the first read right behind it (see {@link #create});
+   * a read behind a create that had to be sent again saw nothing of ours, so the state reads again.
+   */
+  private void send(int e, CompletableFuture<NodeCreates.Created> creating, boolean mayFollow) {
+    boolean readBehind = !(mayFollow && followsLocalAttempt());
     Callbacks.when(
-        creates.create(slots, step.protectionId()),
+        creating,
         (created, failure) -> {
           if (failure == null) {
-            events.accept(created(e, created, readBehind));
+            events.accept(created(e, created, readBehind && created.firstSend()));
           } else if (Retries.unwrap(failure) instanceof NodeCreates.TieRefused) {
             String writeNode = ((NodeCreates.TieRefused) Retries.unwrap(failure)).getPath();
             events.accept(new StateEvent.TieRefused(e, writeNode));
@@ -138,20 +153,6 @@ public final class Enqueuer {
   }
 
   /**
-   * Creates the lock directories as containers, one after another. A container can be reaped
-   * between its creation and our create: then the create fails again and we come back here.
-   */
-  void createParents(Step.CreateParents step) {
-    int e = step.epoch();
-    CompletableFuture<Void> parents = CompletableFuture.completedFuture(null);
-    for (String path : lockPaths) {
-      parents = parents.thenCompose(v -> creates.createContainers(path));
-    }
-    Callbacks.when(
-        parents, (v, failure) -> events.accept(new StateEvent.ParentsCreated(e, failure)));
-  }
-
-  /**
    * Reads the queues and looks for our protection id. A node found there is ours only if its
    * ephemeral owner is the session that read it (the state decides); a node of an earlier session,
    * which Curator abandoned, is deleted.
@@ -162,8 +163,12 @@ public final class Enqueuer {
     Callbacks.when(
         zk.children(lockPaths, null),
         (children, failure) -> {
-          if (failure != null) {
+          if (failure != null && Retries.code(failure) != Code.NONODE) {
             events.accept(new StateEvent.OwnNodeSearchFailed(e, failure));
+            return;
+          }
+          if (failure != null) { // a directory is missing: a create with it never happened
+            events.accept(new StateEvent.OwnNodeSearched(e, List.of(), false, 0, 0, 0));
             return;
           }
           List<String> found = new ArrayList<>();

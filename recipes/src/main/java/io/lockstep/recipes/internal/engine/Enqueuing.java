@@ -13,7 +13,10 @@ import org.apache.zookeeper.KeeperException.Code;
  * lock.
  */
 final class Enqueuing {
-  /** How many times in a row missing parents are created before the attempt gives up. */
+  /**
+   * How many times in a row a create finds a lock directory missing (and is sent again with it)
+   * before the attempt gives up.
+   */
   static final int MAX_PARENT_CREATIONS = 5;
 
   private final int epoch;
@@ -46,6 +49,12 @@ final class Enqueuing {
     return new Step.Create(epoch, protectionId);
   }
 
+  /** The create to send now with the lock directories, which a create found missing. */
+  private Step.CreateWithDirectories sendWithDirectories() {
+    unanswered = true;
+    return new Step.CreateWithDirectories(epoch, protectionId);
+  }
+
   /** Whether a create was sent and not answered. */
   boolean unanswered() {
     return unanswered;
@@ -74,7 +83,7 @@ final class Enqueuing {
     unanswered = false;
     Code code = Retries.code(failure);
     if (code == Code.NONODE) {
-      return ++parentCreations > MAX_PARENT_CREATIONS ? null : new Step.CreateParents(epoch);
+      return ++parentCreations > MAX_PARENT_CREATIONS ? null : sendWithDirectories();
     }
     if (isOutcomeUnknown(code)) {
       recovering = true;
@@ -94,23 +103,6 @@ final class Enqueuing {
             ? Step.Cleanup.sweep(protectionId)
             : Step.Cleanup.NONE,
         true);
-  }
-
-  /**
-   * After parents were made (or failed to be): create again, at once or later; null to fail. A
-   * parent missing again means the server reaped an empty container directory between two of the
-   * creates (a shared directory of a hashed key layout): make the parents again, as often in a row
-   * as a missing lock directory.
-   */
-  Step parentsCreated(Throwable failure) {
-    Code code = failure == null ? Code.OK : Retries.code(failure);
-    if (code == Code.OK || code == Code.NODEEXISTS) {
-      return send();
-    }
-    if (code == Code.NONODE) {
-      return ++parentCreations > MAX_PARENT_CREATIONS ? null : new Step.CreateParents(epoch);
-    }
-    return retries.isRetryable(failure) ? retry(new Step.Create(epoch, protectionId)) : null;
   }
 
   /** The search found nothing: the create never happened, and its id is safe to reuse. */

@@ -42,9 +42,6 @@ sealed interface StateEvent {
   /** A downgrade's create was refused: the write node it is tied to is gone. */
   record TieRefused(int epoch, String writeNode) implements Stamped {}
 
-  /** The missing lock directories were created ({@code failure} null) or could not be. */
-  record ParentsCreated(int epoch, Throwable failure) implements Stamped {}
-
   /**
    * After a lost create answer, the queues were read in {@code session}: {@code found} holds the
    * nodes carrying our protection id ({@code complete} if one per queue), owned by {@code owner}

@@ -18,8 +18,11 @@ sealed interface Step {
   /** Send the create of our node in every queue, named with {@code protectionId}. */
   record Create(int epoch, String protectionId) implements Step {}
 
-  /** Create the missing lock directories as containers, then create again. */
-  record CreateParents(int epoch) implements Step {}
+  /**
+   * Create our nodes again together with their lock directories, which a create found missing (one
+   * multi: the directories as containers, and the nodes).
+   */
+  record CreateWithDirectories(int epoch, String protectionId) implements Step {}
 
   /**
    * Read the queues and look for a node carrying {@code protectionId} (a create's answer was lost).

@@ -94,18 +94,18 @@ class AcquisitionStateTest {
    */
   private static final String TABLE =
       """
-      phase       CREATED            CREATE_LOST       CREATE_NONODE           FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE  EXPIRE
-      CREATING    ReadQueue/READING  Later/RECOVERING  CreateParents/CREATING  -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
-      RECOVERING  Tidy               -                 -                       ReadQueue/READING  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
-      READING     Tidy               -                 -                       -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
-      WAITING     Tidy               -                 -                       -                  -           -              -                  Both/HELD               -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
-      CONFIRMING  Tidy               -                 -                       -                  -           -              -                  -                       Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
-      HELD        Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
-      AT_RISK     Tidy               -                 -                       -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
-      LOST        Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED  -
-      RELEASED    Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              -  -
-      WITHDRAWN   Tidy               Tidy              Tidy                    -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
-      FAILED      Tidy               -                 -                       -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
+      phase       CREATED            CREATE_LOST       CREATE_NONODE                   FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE  EXPIRE
+      CREATING    ReadQueue/READING  Later/RECOVERING  CreateWithDirectories/CREATING  -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
+      RECOVERING  Tidy               -                 -                               ReadQueue/READING  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
+      READING     Tidy               -                 -                               -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
+      WAITING     Tidy               -                 -                               -                  -           -              -                  Both/HELD               -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
+      CONFIRMING  Tidy               -                 -                               -                  -           -              -                  -                       Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
+      HELD        Tidy               -                 -                               -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      AT_RISK     Tidy               -                 -                               -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      LOST        Tidy               -                 -                               -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED  -
+      RELEASED    Tidy               -                 -                               -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              -  -
+      WITHDRAWN   Tidy               Tidy              Tidy                            -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
+      FAILED      Tidy               -                 -                               -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
       """;
 
   static Stream<Arguments> cells() {
@@ -348,34 +348,30 @@ class AcquisitionStateTest {
   }
 
   @Test
-  void missingParents_areCreatedAFewTimesInARow_thenTheAttemptFails() {
+  void aMissingDirectory_isCreatedWithTheNodeAFewTimesInARow_thenTheAttemptFails() {
     AcquisitionState state = inPhase(Phase.CREATING);
     for (int i = 0; i < Enqueuing.MAX_PARENT_CREATIONS; i++) {
       assertThat(
               state.on(new StateEvent.CreateFailed(0, new KeeperException.NoNodeException(PATH))))
-          .isEqualTo(new Step.CreateParents(0));
-      assertThat(state.on(new StateEvent.ParentsCreated(0, null)))
-          .isEqualTo(new Step.Create(0, "id-1"));
+          .isEqualTo(new Step.CreateWithDirectories(0, "id-1"));
     }
     assertThat(state.on(new StateEvent.CreateFailed(0, new KeeperException.NoNodeException(PATH))))
         .isInstanceOf(Step.End.class);
   }
 
-  // A parent reaped by the server between the creates of the parents (a shared hashed directory
-  // of KeyedLocks emptied meanwhile) made the acquisition fail with NoNode.
   @Test
-  void aParentReapedWhileParentsAreMade_makesTheParentsAgain_aFewTimesInARow() {
+  void aCreateWithDirectoriesWhoseAnswerIsLost_isSearchedFor_andSentAgainIfNotFound() {
     AcquisitionState state = inPhase(Phase.CREATING);
-    assertThat(state.on(new StateEvent.CreateFailed(0, new KeeperException.NoNodeException(PATH))))
-        .isEqualTo(new Step.CreateParents(0));
-    for (int i = 1; i < Enqueuing.MAX_PARENT_CREATIONS; i++) {
-      assertThat(
-              state.on(new StateEvent.ParentsCreated(0, new KeeperException.NoNodeException(PATH))))
-          .isEqualTo(new Step.CreateParents(0));
-    }
+    state.on(new StateEvent.CreateFailed(0, new KeeperException.NoNodeException(PATH)));
     assertThat(
-            state.on(new StateEvent.ParentsCreated(0, new KeeperException.NoNodeException(PATH))))
-        .isInstanceOf(Step.End.class);
+            state.on(new StateEvent.CreateFailed(0, new KeeperException.ConnectionLossException())))
+        .isInstanceOf(Step.Later.class);
+    assertThat(state.view().phase()).isEqualTo(Phase.RECOVERING);
+    assertThat(state.on(new StateEvent.RetryDue(0))).isEqualTo(new Step.FindOwnNode(0, "id-1"));
+
+    // the directory is missing, so the multi that makes it with our node never happened
+    assertThat(state.on(new StateEvent.OwnNodeSearched(0, List.of(), false, 0, 0, 0)))
+        .isEqualTo(new Step.Create(0, "id-1"));
   }
 
   @Test
