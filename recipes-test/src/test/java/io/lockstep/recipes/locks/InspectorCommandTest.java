@@ -2,6 +2,7 @@ package io.lockstep.recipes.locks;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.LockThread;
@@ -165,6 +166,40 @@ class InspectorCommandTest {
     assertThat(run.exit()).isEqualTo(2);
     assertThat(run.out()).isEmpty();
     assertThat(run.err()).startsWith("LockInspector: " + message).contains("Usage:");
+  }
+
+  @Test
+  void aBoundedWalk_reportsTheLocksItRead_andThatItStoppedShort() throws Exception {
+    CuratorFramework client = zk.newClient();
+    KeyedLocks keys = new KeyedLocks(client, zk.path("bounded"));
+    List<ReentrantMutex> held = new ArrayList<>();
+    for (String key : List.of("a", "b", "c")) {
+      ReentrantMutex lock = keys.mutex(key);
+      lock.acquire();
+      held.add(lock);
+    }
+    LockInspector inspector = new LockInspector(zk.newClient());
+    try {
+      LockInspector.Tree whole = inspector.inspectTree(zk.path("bounded"), 4);
+      LockInspector.Tree part = inspector.inspectTree(zk.path("bounded"), 2);
+
+      assertThat(whole.complete()).as("the root and its three keys").isTrue();
+      assertThat(whole.locks())
+          .extracting(LockInspector.Snapshot::path)
+          .containsExactly(zk.path("bounded/a"), zk.path("bounded/b"), zk.path("bounded/c"));
+      assertThat(part.complete()).isFalse();
+      assertThat(part.locks())
+          .extracting(LockInspector.Snapshot::path)
+          .containsExactly(zk.path("bounded/a"));
+      assertThat(inspector.inspectTree(zk.path("bounded")))
+          .extracting(LockInspector.Snapshot::path)
+          .containsExactly(zk.path("bounded/a"), zk.path("bounded/b"), zk.path("bounded/c"));
+      assertThatThrownBy(() -> inspector.inspectTree(zk.path("bounded"), 0))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("maxNodes");
+    } finally {
+      held.forEach(ReentrantMutex::release);
+    }
   }
 
   @Test

@@ -66,7 +66,7 @@ public final class LocksEndpoint {
     LockInspector inspector = new LockInspector(client);
     List<RootReport> reports = new ArrayList<>();
     for (String root : roots) {
-      reports.add(new LockWalk(client, inspector, maxPaths).walk(root));
+      reports.add(new LockWalk(inspector, maxPaths).walk(root));
     }
     return new LocksReport(reports);
   }

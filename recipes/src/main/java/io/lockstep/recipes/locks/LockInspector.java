@@ -174,6 +174,28 @@ public final class LockInspector {
   }
 
   /**
+   * What a walk of a tree found.
+   *
+   * @param root the path walked from
+   * @param locks the locks with at least one holder or waiter, in path order (depth first)
+   * @param complete whether every node under {@code root} was read; false when the walk stopped at
+   *     its bound with nodes left unread
+   */
+  public record Tree(String root, List<Snapshot> locks, boolean complete) {
+    /**
+     * Copies the list.
+     *
+     * @param root the path walked from
+     * @param locks the locks found
+     * @param complete whether the whole tree was read
+     */
+    public Tree {
+      Objects.requireNonNull(root, "root");
+      locks = List.copyOf(locks);
+    }
+  }
+
+  /**
    * Reads every lock at or under {@code root}: a path is a lock when it has a participant node (a
    * protected name, {@code _c_<uuid>-...}) or the semaphore layout ({@code leases} and {@code
    * locks}); each is read as {@link #inspect(String)} reads it. The walk descends into every child
@@ -186,20 +208,39 @@ public final class LockInspector {
    * @throws NullPointerException if {@code root} is null
    * @throws IllegalArgumentException if {@code root} is not a valid absolute ZooKeeper path
    * @throws IllegalStateException if more than {@link #MAX_TREE_NODES} nodes would be read: inspect
-   *     a narrower root
+   *     a narrower root, or use {@link #inspectTree(String, int)}
    * @throws LockException if ZooKeeper cannot be read
    */
   public List<Snapshot> inspectTree(String root) {
+    Tree tree = inspectTree(root, MAX_TREE_NODES);
+    if (!tree.complete()) {
+      throw new IllegalStateException(
+          "more than " + MAX_TREE_NODES + " nodes under " + root + ": inspect a narrower root");
+    }
+    return tree.locks();
+  }
+
+  /**
+   * As {@link #inspectTree(String)}, reading the children of at most {@code maxNodes} nodes: a
+   * larger tree is reported as far as it was read, not complete.
+   *
+   * @param root the path to walk from, {@code "/"} for the whole tree
+   * @param maxNodes the most nodes whose children are read; at least 1
+   * @return the locks found, and whether the whole tree was read
+   * @throws NullPointerException if {@code root} is null
+   * @throws IllegalArgumentException if {@code root} is not a valid absolute ZooKeeper path, or
+   *     {@code maxNodes} is less than 1
+   * @throws LockException if ZooKeeper cannot be read
+   */
+  public Tree inspectTree(String root, int maxNodes) {
     Arguments.path(root, "root");
+    if (maxNodes < 1) {
+      throw new IllegalArgumentException("maxNodes must be at least 1: " + maxNodes);
+    }
     List<Snapshot> locks = new ArrayList<>();
     Deque<String> pending = new ArrayDeque<>(List.of(root));
-    int read = 0;
-    while (!pending.isEmpty()) {
+    for (int read = 0; read < maxNodes && !pending.isEmpty(); read++) {
       String path = pending.pop();
-      if (++read > MAX_TREE_NODES) {
-        throw new IllegalStateException(
-            "more than " + MAX_TREE_NODES + " nodes under " + root + ": inspect a narrower root");
-      }
       List<String> children = new ArrayList<>(children(path));
       boolean semaphore = isSemaphoreLayout(children);
       if (semaphore || !QueueOrder.lockNodes(children).isEmpty()) {
@@ -217,7 +258,7 @@ public final class LockInspector {
         }
       }
     }
-    return locks;
+    return new Tree(root, locks, pending.isEmpty());
   }
 
   /**

@@ -63,6 +63,7 @@ class ApiSurfaceTest {
           "LockInspector$Entry",
           "LockInspector$Mode",
           "LockInspector$Snapshot",
+          "LockInspector$Tree",
           "LocksEndpoint",
           "LocksEndpoint$LockReport",
           "LocksEndpoint$LocksReport",
