@@ -50,9 +50,9 @@ public final class LocalPlace {
   // The open lock objects on the place. Changed only under the engine's lock for the key
   // (LockEngine.joinShared, updateShared), so that a place is never dropped while one opens on it.
   private int objects;
-  private final AtomicBoolean drainAsked = new AtomicBoolean(); // steps left by an event sent
 
-  // under that lock, to run after it
+  // An event sent under that lock left steps to run after it (never drained under that lock).
+  private final AtomicBoolean drainAsked = new AtomicBoolean();
 
   /**
    * Attempts of a lock object of {@code settings} that take turns on its client's place in {@code

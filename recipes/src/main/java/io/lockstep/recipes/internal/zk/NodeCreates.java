@@ -3,13 +3,10 @@ package io.lockstep.recipes.internal.zk;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.locks.LockException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -20,7 +17,8 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.proto.CreateRequest;
 
 /**
- * The engine's creates: our lock nodes, and missing lock directories as containers.
+ * The engine's creates: our lock nodes, alone or with their missing lock directories as containers
+ * ({@link DirectoryCreates}).
  *
  * <p>A create of a sequential node must never be blindly retried (a retry after a lost answer would
  * leave a second node behind), so creates are sent once and the engine recovers them itself (it
@@ -29,13 +27,9 @@ import org.apache.zookeeper.proto.CreateRequest;
  * Curator's recipes.
  */
 public final class NodeCreates {
-  private static final byte[] NO_DATA = new byte[0];
-
-  /** The most sends of {@link #createWithDirectories}: parents made, directories found made. */
-  static final int MAX_DIRECTORY_ROUNDS = 12;
-
   private final CuratorFramework client;
   private final ZkRequests requests;
+  private final DirectoryCreates directories;
 
   /**
    * Our nodes, one per slot, their creating zxid, the session the server says owns them, and
@@ -55,6 +49,7 @@ public final class NodeCreates {
   public NodeCreates(ZkRequests requests) {
     this.client = requests.client();
     this.requests = requests;
+    this.directories = new DirectoryCreates(requests, this);
   }
 
   /**
@@ -118,178 +113,20 @@ public final class NodeCreates {
   }
 
   /**
-   * Creates our node in every slot's queue together with its lock directory, in one {@code multi}:
-   * the directory as a container, then the node (with the check of a tied node before it). Either
-   * both exist afterwards or neither, so no lock directory is ever left that never had a child,
-   * which the server would keep forever by default: not when the attempt is withdrawn meanwhile,
-   * nor when the session ends or the process dies between two requests. When the directory's parent
-   * is missing too, the multi is sent again with it (and so on up); when a directory turns out to
-   * exist (another lock made it meanwhile), it is sent again without it. At most {@link
-   * #MAX_DIRECTORY_ROUNDS} sends; the last failure then fails the future (NoNode when the server
-   * keeps reaping the parents). Sent once per round, never retried on a lost answer: the caller
-   * finds out what happened, as for {@link #create}.
+   * Creates our node in every slot's queue together with its missing lock directories, in one
+   * {@code multi}: see {@link DirectoryCreates}.
    *
-   * <p>The directories' creates are Curator's, resolved through its builder, so the client's
-   * namespace and ACLs apply; the lock directory's create is validated against the client's {@code
-   * SchemaSet}, as Curator's own create would validate it (a recipe parent's schema allows a
-   * container).
-   *
-   * @return our nodes, as {@link #create} returns them, and whether the first send made them
+   * @return our nodes, as {@link #create} returns them
    */
   public CompletableFuture<Created> createWithDirectories(List<Slot> slots, String protectionId) {
-    CompletableFuture<Created> result = new CompletableFuture<>();
-    int[] levels = new int[slots.size()]; // per slot: how many directories, from its own up
-    Arrays.fill(levels, 1);
-    sendWithDirectories(slots, protectionId, levels, 1, result);
-    return result;
-  }
-
-  private void sendWithDirectories(
-      List<Slot> slots,
-      String protectionId,
-      int[] levels,
-      int round,
-      CompletableFuture<Created> result) {
-    try {
-      List<Op> ops = new ArrayList<>();
-      int[] firstDirectory = new int[slots.size()]; // the op of each slot's top directory
-      List<Integer> nodeOps = new ArrayList<>(slots.size());
-      for (int i = 0; i < slots.size(); i++) {
-        Slot slot = slots.get(i);
-        firstDirectory[i] = ops.size();
-        for (String directory : directories(slot.path(), levels[i])) {
-          ops.add(containerOp(directory, directory.equals(slot.path())));
-        }
-        if (slot.tiedTo() != null) {
-          ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
-        }
-        CreateRequest request = resolveCreate(slot, protectionId);
-        nodeOps.add(ops.size());
-        ops.add(
-            Op.create(
-                request.getPath(),
-                request.getData(),
-                CreateOptions.newBuilder(request.getAcl(), slot.createMode()).build()));
-      }
-      requests
-          .handle()
-          .multi(
-              ops,
-              (rc, path, ctx, results) -> {
-                if (rc == Code.OK.intValue()) {
-                  result.complete(created(results, nodeOps, round == 1));
-                } else if (round < MAX_DIRECTORY_ROUNDS
-                    && adjust(slots, levels, firstDirectory, nodeOps, results)) {
-                  sendWithDirectories(slots, protectionId, levels, round + 1, result);
-                } else {
-                  result.completeExceptionally(multiFailure(rc, ops, results));
-                }
-              },
-              null);
-    } catch (Exception e) {
-      result.completeExceptionally(e);
-    }
-  }
-
-  /**
-   * After a failed send: one directory more for the slot whose top directory's parent is missing
-   * (or whose directory went missing), fewer for the slot whose directory exists already.
-   *
-   * @return whether to send again
-   */
-  private static boolean adjust(
-      List<Slot> slots,
-      int[] levels,
-      int[] firstDirectory,
-      List<Integer> nodeOps,
-      List<OpResult> results) {
-    int failed = failedOp(results);
-    for (int i = slots.size() - 1; i >= 0; i--) {
-      if (failed < firstDirectory[i]) {
-        continue;
-      }
-      int code = ((OpResult.ErrorResult) results.get(failed)).getErr();
-      int position = failed - firstDirectory[i]; // 0: the top directory of this send
-      if (position < levels[i]) { // one of the slot's directories
-        if (code == Code.NODEEXISTS.intValue()) {
-          levels[i] -= position + 1; // it and those above it exist: make the ones below
-          return true;
-        }
-        if (code == Code.NONODE.intValue()
-            && position == 0
-            && levels[i] < depth(slots.get(i).path())) {
-          levels[i]++; // its parent is missing too
-          return true;
-        }
-        return false;
-      }
-      if (failed == nodeOps.get(i) && code == Code.NONODE.intValue() && levels[i] == 0) {
-        levels[i] = 1; // the directory went missing since it was found made: make it again
-        return true;
-      }
-      return false;
-    }
-    return false;
-  }
-
-  /** The index of the op that failed a multi (the others report a rollback), or -1. */
-  private static int failedOp(List<OpResult> results) {
-    if (results == null) {
-      return -1;
-    }
-    for (int i = 0; i < results.size(); i++) {
-      if (results.get(i) instanceof OpResult.ErrorResult error
-          && error.getErr() != Code.OK.intValue()
-          && error.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
-        return i;
-      }
-    }
-    return -1;
-  }
-
-  /** The top {@code levels} directories ending at {@code path}, from the top down. */
-  private static List<String> directories(String path, int levels) {
-    List<String> directories = new ArrayList<>(levels);
-    String directory = path;
-    for (int i = 0; i < levels; i++) {
-      directories.add(0, directory);
-      directory = ZKPaths.getPathAndNode(directory).getPath();
-    }
-    return directories;
-  }
-
-  /** How many directories {@code path} has below the root, itself included. */
-  private static int depth(String path) {
-    return ZKPaths.split(path).size();
-  }
-
-  /** The create op of a container directory, the lock directory's validated by the schema. */
-  private Op containerOp(String path, boolean lockDirectory) throws Exception {
-    CreateRequest request = resolveContainer(path);
-    if (lockDirectory) {
-      client
-          .getSchemaSet()
-          .getSchema(path)
-          .validateCreate(CreateMode.CONTAINER, path, NO_DATA, request.getAcl());
-    }
-    return Op.create(
-        request.getPath(),
-        request.getData(),
-        CreateOptions.newBuilder(request.getAcl(), CreateMode.CONTAINER).build());
-  }
-
-  /** The create request {@code client} would send for the container {@code path}, no data. */
-  private CreateRequest resolveContainer(String path) throws Exception {
-    CuratorOp op =
-        client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path, NO_DATA);
-    return (CreateRequest) op.get().toRequestRecord();
+    return directories.create(slots, protectionId);
   }
 
   /**
    * Resolves a create through Curator's create builder, which applies the client's namespace,
    * ACLProvider and default data, and returns the request it would send.
    */
-  private CreateRequest resolveCreate(Slot slot, String protectionId) {
+  CreateRequest resolveCreate(Slot slot, String protectionId) {
     return resolveCreate(client, slot, protectionId);
   }
 
@@ -307,20 +144,6 @@ public final class NodeCreates {
     } catch (Exception e) {
       throw new LockException("Could not prepare the lock node " + path, e);
     }
-  }
-
-  /** Our nodes among a multi's results: those of the ops at {@code nodeOps}. */
-  private Created created(List<OpResult> results, List<Integer> nodeOps, boolean firstSend) {
-    List<String> paths = new ArrayList<>(nodeOps.size());
-    long czxid = 0;
-    long owner = 0;
-    for (int index : nodeOps) {
-      OpResult.CreateResult create = (OpResult.CreateResult) results.get(index);
-      paths.add(requests.toClient(create.getPath()));
-      czxid = create.getStat().getCzxid();
-      owner = create.getStat().getEphemeralOwner();
-    }
-    return new Created(List.copyOf(paths), czxid, owner, firstSend);
   }
 
   private Created created(List<OpResult> results) {
@@ -342,7 +165,7 @@ public final class NodeCreates {
    * The failure of a multi: the first op that really failed (the others report rollback); a failed
    * check is a refused tie.
    */
-  private KeeperException multiFailure(int rc, List<Op> ops, List<OpResult> results) {
+  KeeperException multiFailure(int rc, List<Op> ops, List<OpResult> results) {
     if (results != null) {
       for (int i = 0; i < results.size(); i++) {
         OpResult op = results.get(i);

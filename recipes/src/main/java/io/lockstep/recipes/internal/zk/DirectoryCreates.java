@@ -1,0 +1,222 @@
+package io.lockstep.recipes.internal.zk;
+
+import io.lockstep.recipes.internal.queue.Slot;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.proto.CreateRequest;
+
+/**
+ * Our nodes created together with their missing lock directories, in one {@code multi}, so that no
+ * lock directory exists without having had a child (see {@link #create}). The part of {@link
+ * NodeCreates} for a create that found a directory missing.
+ */
+final class DirectoryCreates {
+  private static final byte[] NO_DATA = new byte[0];
+
+  /** The most sends of {@link #create}: parents made, directories found made. */
+  static final int MAX_ROUNDS = 12;
+
+  private final CuratorFramework client;
+  private final ZkRequests requests;
+  private final NodeCreates creates;
+
+  DirectoryCreates(ZkRequests requests, NodeCreates creates) {
+    this.client = requests.client();
+    this.requests = requests;
+    this.creates = creates;
+  }
+
+  /**
+   * Creates our node in every slot's queue together with its lock directory, in one {@code multi}:
+   * the directory as a container, then the node (with the check of a tied node before it). Either
+   * both exist afterwards or neither, so no lock directory is ever left that never had a child,
+   * which the server would keep forever by default: not when the attempt is withdrawn meanwhile,
+   * nor when the session ends or the process dies between two requests. When the directory's parent
+   * is missing too, the multi is sent again with it (and so on up); when a directory turns out to
+   * exist (another lock made it meanwhile), it is sent again without it. At most {@link
+   * #MAX_ROUNDS} sends; the last failure then fails the future (NoNode when the server keeps
+   * reaping the parents). Sent once per round, never retried on a lost answer: the caller finds out
+   * what happened, as for {@link NodeCreates#create}.
+   *
+   * <p>The directories' creates are Curator's, resolved through its builder, so the client's
+   * namespace and ACLs apply; the lock directory's create is validated against the client's {@code
+   * SchemaSet}, as Curator's own create would validate it (a recipe parent's schema allows a
+   * container).
+   *
+   * @return our nodes, as {@link NodeCreates#create} returns them, and whether the first send made
+   *     them
+   */
+  CompletableFuture<NodeCreates.Created> create(List<Slot> slots, String protectionId) {
+    CompletableFuture<NodeCreates.Created> result = new CompletableFuture<>();
+    int[] levels = new int[slots.size()]; // per slot: how many directories, from its own up
+    Arrays.fill(levels, 1);
+    sendWithDirectories(slots, protectionId, levels, 1, result);
+    return result;
+  }
+
+  private void sendWithDirectories(
+      List<Slot> slots,
+      String protectionId,
+      int[] levels,
+      int round,
+      CompletableFuture<NodeCreates.Created> result) {
+    try {
+      List<Op> ops = new ArrayList<>();
+      int[] firstDirectory = new int[slots.size()]; // the op of each slot's top directory
+      List<Integer> nodeOps = new ArrayList<>(slots.size());
+      for (int i = 0; i < slots.size(); i++) {
+        Slot slot = slots.get(i);
+        firstDirectory[i] = ops.size();
+        for (String directory : directories(slot.path(), levels[i])) {
+          ops.add(containerOp(directory, directory.equals(slot.path())));
+        }
+        if (slot.tiedTo() != null) {
+          ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
+        }
+        CreateRequest request = creates.resolveCreate(slot, protectionId);
+        nodeOps.add(ops.size());
+        ops.add(
+            Op.create(
+                request.getPath(),
+                request.getData(),
+                CreateOptions.newBuilder(request.getAcl(), slot.createMode()).build()));
+      }
+      requests
+          .handle()
+          .multi(
+              ops,
+              (rc, path, ctx, results) -> {
+                if (rc == Code.OK.intValue()) {
+                  result.complete(created(results, nodeOps, round == 1));
+                } else if (round < MAX_ROUNDS
+                    && adjust(slots, levels, firstDirectory, nodeOps, results)) {
+                  sendWithDirectories(slots, protectionId, levels, round + 1, result);
+                } else {
+                  result.completeExceptionally(creates.multiFailure(rc, ops, results));
+                }
+              },
+              null);
+    } catch (Exception e) {
+      result.completeExceptionally(e);
+    }
+  }
+
+  /**
+   * After a failed send: one directory more for the slot whose top directory's parent is missing
+   * (or whose directory went missing), fewer for the slot whose directory exists already.
+   *
+   * @return whether to send again
+   */
+  private static boolean adjust(
+      List<Slot> slots,
+      int[] levels,
+      int[] firstDirectory,
+      List<Integer> nodeOps,
+      List<OpResult> results) {
+    int failed = failedOp(results);
+    for (int i = slots.size() - 1; i >= 0; i--) {
+      if (failed < firstDirectory[i]) {
+        continue;
+      }
+      int code = ((OpResult.ErrorResult) results.get(failed)).getErr();
+      int position = failed - firstDirectory[i]; // 0: the top directory of this send
+      if (position < levels[i]) { // one of the slot's directories
+        if (code == Code.NODEEXISTS.intValue()) {
+          levels[i] -= position + 1; // it and those above it exist: make the ones below
+          return true;
+        }
+        if (code == Code.NONODE.intValue()
+            && position == 0
+            && levels[i] < depth(slots.get(i).path())) {
+          levels[i]++; // its parent is missing too
+          return true;
+        }
+        return false;
+      }
+      if (failed == nodeOps.get(i) && code == Code.NONODE.intValue() && levels[i] == 0) {
+        levels[i] = 1; // the directory went missing since it was found made: make it again
+        return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  /** The index of the op that failed a multi (the others report a rollback), or -1. */
+  private static int failedOp(List<OpResult> results) {
+    if (results == null) {
+      return -1;
+    }
+    for (int i = 0; i < results.size(); i++) {
+      if (results.get(i) instanceof OpResult.ErrorResult error
+          && error.getErr() != Code.OK.intValue()
+          && error.getErr() != Code.RUNTIMEINCONSISTENCY.intValue()) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The top {@code levels} directories ending at {@code path}, from the top down. */
+  private static List<String> directories(String path, int levels) {
+    List<String> directories = new ArrayList<>(levels);
+    String directory = path;
+    for (int i = 0; i < levels; i++) {
+      directories.add(0, directory);
+      directory = ZKPaths.getPathAndNode(directory).getPath();
+    }
+    return directories;
+  }
+
+  /** How many directories {@code path} has below the root, itself included. */
+  private static int depth(String path) {
+    return ZKPaths.split(path).size();
+  }
+
+  /** The create op of a container directory, the lock directory's validated by the schema. */
+  private Op containerOp(String path, boolean lockDirectory) throws Exception {
+    CreateRequest request = resolveContainer(path);
+    if (lockDirectory) {
+      client
+          .getSchemaSet()
+          .getSchema(path)
+          .validateCreate(CreateMode.CONTAINER, path, NO_DATA, request.getAcl());
+    }
+    return Op.create(
+        request.getPath(),
+        request.getData(),
+        CreateOptions.newBuilder(request.getAcl(), CreateMode.CONTAINER).build());
+  }
+
+  /** The create request {@code client} would send for the container {@code path}, no data. */
+  private CreateRequest resolveContainer(String path) throws Exception {
+    CuratorOp op =
+        client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path, NO_DATA);
+    return (CreateRequest) op.get().toRequestRecord();
+  }
+
+  /** Our nodes among a multi's results: those of the ops at {@code nodeOps}. */
+  private NodeCreates.Created created(
+      List<OpResult> results, List<Integer> nodeOps, boolean firstSend) {
+    List<String> paths = new ArrayList<>(nodeOps.size());
+    long czxid = 0;
+    long owner = 0;
+    for (int index : nodeOps) {
+      OpResult.CreateResult create = (OpResult.CreateResult) results.get(index);
+      paths.add(requests.toClient(create.getPath()));
+      czxid = create.getStat().getCzxid();
+      owner = create.getStat().getEphemeralOwner();
+    }
+    return new NodeCreates.Created(List.copyOf(paths), czxid, owner, firstSend);
+  }
+}
