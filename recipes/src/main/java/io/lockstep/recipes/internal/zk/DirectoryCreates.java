@@ -97,7 +97,7 @@ final class DirectoryCreates {
               ops,
               (rc, path, ctx, results) -> {
                 if (rc == Code.OK.intValue()) {
-                  result.complete(created(results, nodeOps, round == 1));
+                  result.complete(creates.created(results, nodeOps, round == 1));
                 } else if (round < MAX_ROUNDS
                     && adjust(slots, levels, firstDirectory, nodeOps, results)) {
                   sendWithDirectories(slots, protectionId, levels, round + 1, result);
@@ -203,20 +203,5 @@ final class DirectoryCreates {
     CuratorOp op =
         client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path, NO_DATA);
     return (CreateRequest) op.get().toRequestRecord();
-  }
-
-  /** Our nodes among a multi's results: those of the ops at {@code nodeOps}. */
-  private NodeCreates.Created created(
-      List<OpResult> results, List<Integer> nodeOps, boolean firstSend) {
-    List<String> paths = new ArrayList<>(nodeOps.size());
-    long czxid = 0;
-    long owner = 0;
-    for (int index : nodeOps) {
-      OpResult.CreateResult create = (OpResult.CreateResult) results.get(index);
-      paths.add(requests.toClient(create.getPath()));
-      czxid = create.getStat().getCzxid();
-      owner = create.getStat().getEphemeralOwner();
-    }
-    return new NodeCreates.Created(List.copyOf(paths), czxid, owner, firstSend);
   }
 }

@@ -85,11 +85,13 @@ public final class NodeCreates {
         return result;
       }
       List<Op> ops = new ArrayList<>();
+      List<Integer> nodeOps = new ArrayList<>(slots.size());
       for (Slot slot : slots) {
         if (slot.tiedTo() != null) {
           ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
         }
         CreateRequest request = resolveCreate(slot, protectionId);
+        nodeOps.add(ops.size());
         ops.add(
             Op.create(
                 request.getPath(),
@@ -100,7 +102,7 @@ public final class NodeCreates {
           ops,
           (rc, path, ctx, results) -> {
             if (rc == Code.OK.intValue()) {
-              result.complete(created(results));
+              result.complete(created(results, nodeOps, true));
             } else {
               result.completeExceptionally(multiFailure(rc, ops, results));
             }
@@ -146,19 +148,21 @@ public final class NodeCreates {
     }
   }
 
-  private Created created(List<OpResult> results) {
-    List<String> paths = new ArrayList<>(results.size());
+  /**
+   * Our nodes among a multi's results: those of the ops at {@code nodeOps} (the others are checks,
+   * or the creates of directories).
+   */
+  Created created(List<OpResult> results, List<Integer> nodeOps, boolean firstSend) {
+    List<String> paths = new ArrayList<>(nodeOps.size());
     long czxid = 0;
     long owner = 0;
-    for (OpResult op : results) {
-      if (op instanceof OpResult.CreateResult) {
-        OpResult.CreateResult create = (OpResult.CreateResult) op;
-        paths.add(requests.toClient(create.getPath()));
-        czxid = create.getStat().getCzxid();
-        owner = create.getStat().getEphemeralOwner();
-      }
+    for (int index : nodeOps) {
+      OpResult.CreateResult create = (OpResult.CreateResult) results.get(index);
+      paths.add(requests.toClient(create.getPath()));
+      czxid = create.getStat().getCzxid();
+      owner = create.getStat().getEphemeralOwner();
     }
-    return new Created(List.copyOf(paths), czxid, owner, true);
+    return new Created(List.copyOf(paths), czxid, owner, firstSend);
   }
 
   /**
