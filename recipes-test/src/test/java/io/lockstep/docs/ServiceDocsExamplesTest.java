@@ -114,12 +114,31 @@ class ServiceDocsExamplesTest {
       // docs/services.md: cancel
       CompletableFuture<LockHold> pending = lock.acquireAsync().toCompletableFuture();
       // ... the request that wanted the lock went away:
-      pending.cancel(true); // the attempt is withdrawn; a grant racing the cancel is released
+      if (!pending.cancel(true) && !pending.isCompletedExceptionally()) { // too late: granted
+        pending.join().close(); // the hold is yours to close
+      }
       // docs: end
       assertThat(pending).isCancelled();
     }
     zk.assertNothingLeft();
     assertThat(lock.isAcquiredInThisProcess()).isFalse();
+  }
+
+  @Test
+  void acquireAsync_cancelledAfterTheGrant_theExamplesOtherBranchClosesTheHold() throws Exception {
+    ReentrantMutex lock = new ReentrantMutex(zk.newClient(), "/locks/orders");
+    CompletableFuture<LockHold> pending = lock.acquireAsync().toCompletableFuture();
+    LockHold granted = pending.get(10, TimeUnit.SECONDS);
+    assertThat(granted.state()).isEqualTo(LockState.HELD);
+
+    // the services.md example once the stage has completed
+    if (!pending.cancel(true) && !pending.isCompletedExceptionally()) { // too late: granted
+      pending.join().close(); // the hold is yours to close
+    }
+
+    assertThat(pending).isCompletedWithValue(granted);
+    assertThat(granted.state()).isEqualTo(LockState.RELEASED);
+    zk.assertNothingLeft();
   }
 
   @Test

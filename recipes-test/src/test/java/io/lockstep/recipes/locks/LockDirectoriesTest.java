@@ -11,7 +11,6 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -81,25 +80,22 @@ class LockDirectoriesTest {
     }
   }
 
-  // Disabled: in one CI run of the full suite (clean clone of 2e5bca3), 3 of the 300 cancelled
-  // acquires were left holding (their nodes stayed until the client closed: "lost: the Curator
-  // client was closed" for key-16, key-132, key-238), so the cleanup await timed out. Not
-  // reproduced in 9 runs alone; the cause (a cancel racing the grant, or the multi's read behind
-  // it) is not found yet. Issue 24 stays open on it; re-enable once it is fixed.
-  @Disabled("a cancelled acquire was seen left holding once in CI: see the comment and issue 24")
   @Test
   void everyDirectoryLeft_hadAChild_whenAcquiresOnNewKeysAreCancelledWhileTheyCreate()
       throws Exception {
     CuratorFramework client = zk.newClient();
     String root = zk.path("keys");
     KeyedLocks locks = new KeyedLocks(client, root, KeyLayout.hashed(2));
-    List<CompletableFuture<LockHold>> cancelled = new ArrayList<>();
+    int withdrawn = 0;
     for (int i = 0; i < 300; i++) {
       CompletableFuture<LockHold> acquiring =
           locks.mutex("key-" + i).acquireAsync().toCompletableFuture();
       LockSupport.parkNanos((i % 20) * 100_000L); // 0 to 2 ms: each phase of the creates
-      acquiring.cancel(true); // withdrawn while its create, or its directories', may be out
-      cancelled.add(acquiring);
+      if (acquiring.cancel(true)) { // withdrawn while its create, or its directories', may be out
+        withdrawn++;
+      } else { // granted before the cancel: the hold is ours to close, as for any caller
+        acquiring.join().close();
+      }
     }
     List<String> directories = new ArrayList<>();
     await("every attempt cleaned up")
@@ -115,7 +111,7 @@ class LockDirectoriesTest {
         assertThat(stat.getCversion()).as("%s had a child", directory).isPositive();
       }
     }
-    assertThat(cancelled).allMatch(CompletableFuture::isDone);
+    assertThat(withdrawn).as("acquires withdrawn while they created").isPositive();
   }
 
   /** Collects the directories under {@code root}; false while a lock node is still there. */

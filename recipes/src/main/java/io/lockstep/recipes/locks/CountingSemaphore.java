@@ -141,7 +141,8 @@ public final class CountingSemaphore {
    * @param timeout the budget
    * @return completes with the lease; fails with {@link java.util.concurrent.TimeoutException} when
    *     the budget runs out, {@link LockUnreachableException} or {@link LockException}. Cancelling
-   *     it withdraws the request and leaves nothing behind (a lease granted meanwhile is returned).
+   *     it withdraws the request and leaves nothing behind (a lease granted meanwhile is returned);
+   *     once it has completed, a cancel does nothing and the lease is the caller's to close.
    * @throws NullPointerException if {@code timeout} is null
    * @throws IllegalArgumentException if {@code timeout} is negative
    */

@@ -198,8 +198,10 @@ public interface FencedLock extends InterProcessLock {
    * is not reentrant, and not shared with {@link #acquire()} (a thread holding the lock through
    * {@code acquire()} that asks for a hold waits behind itself). Cancelling the stage ({@code
    * toCompletableFuture().cancel(true)}) withdraws the attempt: nothing is left on the server, and
-   * a hold granted at the same moment is released. The stage fails with {@link LockException} if
-   * ZooKeeper fails beyond the client's retry policy or the client is closed.
+   * a hold granted while the cancel runs is released. A cancel after the stage completed does
+   * nothing ({@code cancel} returns false): the hold is then the caller's to close. The stage fails
+   * with {@link LockException} if ZooKeeper fails beyond the client's retry policy or the client is
+   * closed.
    *
    * @return a stage completed with the hold
    */
