@@ -66,32 +66,37 @@ class LockHoldTest {
   @Test
   void acquireAsync_completesOffZooKeepersThread_onTheExecutorGiven() throws Exception {
     ReentrantMutex lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    ReentrantMutex other = new ReentrantMutex(zk.newClient(), zk.path("lock"));
     ExecutorService mine = Executors.newSingleThreadExecutor(r -> new Thread(r, "mine"));
     try {
+      // the other client holds until the stage is attached: a stage attached after completion
+      // would run in the attaching thread (CompletableFuture's rule), whoever completed it
+      other.acquire();
       AtomicReference<String> defaultThread = new AtomicReference<>();
-      LockHold first =
+      CompletableFuture<LockHold> first =
           lock.acquireAsync()
               .thenApply(
                   hold -> {
                     defaultThread.set(Thread.currentThread().getName());
                     return hold;
                   })
-              .toCompletableFuture()
-              .get(10, TimeUnit.SECONDS);
-      first.close();
+              .toCompletableFuture();
+      other.release();
+      first.get(10, TimeUnit.SECONDS).close();
       assertThat(defaultThread.get()).doesNotContain("EventThread").startsWith("lockstep-");
 
+      other.acquire();
       AtomicReference<String> chosenThread = new AtomicReference<>();
-      LockHold second =
+      CompletableFuture<LockHold> second =
           lock.acquireAsync(Duration.ofSeconds(10), mine)
               .thenApply(
                   hold -> {
                     chosenThread.set(Thread.currentThread().getName());
                     return hold;
                   })
-              .toCompletableFuture()
-              .get(10, TimeUnit.SECONDS);
-      second.close();
+              .toCompletableFuture();
+      other.release();
+      second.get(10, TimeUnit.SECONDS).close();
       assertThat(chosenThread.get()).isEqualTo("mine");
     } finally {
       mine.shutdownNow();

@@ -13,11 +13,11 @@ import io.lockstep.recipes.locks.LockStateListener;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.listen.Listenable;
-import org.apache.curator.framework.listen.StandardListenerManager;
 
 /**
  * What every attempt of one lock object shares: its client (or namespace facade) and that client's
@@ -57,11 +57,14 @@ public final class LockSettings {
     }
   }
 
-  private final StandardListenerManager<LockStateListener> listeners =
-      StandardListenerManager.standard();
-  private final StandardListenerManager<LockObserver> observers =
-      StandardListenerManager.standard();
-  private final AtomicInteger live = new AtomicInteger(); // acquisitions waiting or holding
+  private static final AtomicIntegerFieldUpdater<LockSettings> LIVE =
+      AtomicIntegerFieldUpdater.newUpdater(LockSettings.class, "live");
+
+  // made at the first listener or observer, and no atomic object of its own: an idle lock object
+  // costs little more than Curator's (a keyed service keeps one per key)
+  private final Listeners<LockStateListener> listeners = new Listeners<>();
+  private final Listeners<LockObserver> observers = new Listeners<>();
+  private volatile int live; // acquisitions waiting or holding
   private volatile boolean queueSeen; // the last read of this lock's queue found other nodes
   private volatile long ownNodeWatchGraceNanos = OWN_NODE_WATCH_GRACE_NANOS;
 
@@ -187,8 +190,13 @@ public final class LockSettings {
   }
 
   /** The observers of this lock object. */
-  public StandardListenerManager<LockObserver> observers() {
+  public Listenable<LockObserver> observers() {
     return observers;
+  }
+
+  /** Calls each observer of this lock object (not its client's). */
+  void tellObservers(Consumer<LockObserver> call) {
+    observers.forEach(call);
   }
 
   /** Whether an observer of this lock object or of its client would hear of an attempt. */
@@ -213,16 +221,16 @@ public final class LockSettings {
 
   /** An acquisition of this lock object started. */
   void attemptStarted() {
-    live.incrementAndGet();
+    LIVE.incrementAndGet(this);
   }
 
   /** An acquisition of this lock object ended without a grant, or its hold was released. */
   void attemptEnded() {
-    live.decrementAndGet();
+    LIVE.decrementAndGet(this);
   }
 
   /** Whether an acquisition of this lock object is waiting or holding. */
   public boolean inUse() {
-    return live.get() > 0;
+    return live > 0;
   }
 }

@@ -133,7 +133,7 @@ final class Telemetry {
   private Runnable notice(Consumer<LockObserver> call) {
     return () -> {
       settings.engine().observers().forEach(call);
-      settings.observers().forEach(call);
+      settings.tellObservers(call);
     };
   }
 

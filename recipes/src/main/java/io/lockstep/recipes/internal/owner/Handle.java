@@ -59,7 +59,7 @@ final class Handle implements LockHold {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      owner.forget(this);
+      owner.forget();
       acquisition.release();
     }
   }
@@ -70,7 +70,7 @@ final class Handle implements LockHold {
    */
   void abandon() {
     if (closed.compareAndSet(false, true)) {
-      owner.forget(this);
+      owner.forget();
       var unused = acquisition.releaseAsync();
     }
   }

@@ -9,15 +9,14 @@ import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockHold;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
 
 /**
@@ -31,7 +30,10 @@ public final class Handles {
   private final AttemptFactory attempts;
   private final Supplier<List<Slot>> slots;
   private final Revocation revocation;
-  private final Set<Handle> live = ConcurrentHashMap.newKeySet();
+  private static final AtomicIntegerFieldUpdater<Handles> LIVE =
+      AtomicIntegerFieldUpdater.newUpdater(Handles.class, "live");
+
+  private volatile int live; // handed-out handles not closed yet (a field, not a set: per key)
 
   /**
    * @param slots the queues a handle's attempt enqueues in
@@ -96,12 +98,12 @@ public final class Handles {
 
   /** Whether a handle of this lock object holds the lock. */
   boolean any() {
-    return !live.isEmpty();
+    return live > 0;
   }
 
   /** A handle was closed. */
-  void forget(Handle handle) {
-    live.remove(handle);
+  void forget() {
+    LIVE.decrementAndGet(this);
   }
 
   private Attempt start() {
@@ -111,7 +113,7 @@ public final class Handles {
 
   private Handle register(Attempt acquisition) {
     Handle handle = new Handle(acquisition, this);
-    live.add(handle);
+    LIVE.incrementAndGet(this);
     return handle;
   }
 
