@@ -1,23 +1,22 @@
 package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.queue.Slot;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Whether a lock's later acquisitions are revocable, with Curator's protocol, and what to run when
  * a revocation is requested: set by {@code makeRevocable}, read at each acquire.
  */
 public final class Revocation {
-  private final AtomicReference<Runnable> handler = new AtomicReference<>();
+  private volatile Runnable handler; // a field, not an atomic object: a lock object per key
 
   /** Makes later acquisitions revocable, running {@code onRequest} when asked to let go. */
   public void enable(Runnable onRequest) {
-    handler.set(onRequest);
+    handler = onRequest;
   }
 
   /** What to run on a revocation request, or null when not revocable. */
   Runnable handler() {
-    return handler.get();
+    return handler;
   }
 
   /**
@@ -25,6 +24,6 @@ public final class Revocation {
    * only a revocation request ever puts data there.
    */
   public Slot slotFor(Slot slot) {
-    return handler.get() == null ? slot : Slot.of(slot.path(), slot.driver(), new byte[0]);
+    return handler == null ? slot : Slot.of(slot.path(), slot.driver(), new byte[0]);
   }
 }
