@@ -163,12 +163,11 @@ public final class Enqueuer {
     Callbacks.when(
         zk.children(lockPaths, null),
         (children, failure) -> {
-          if (failure != null && Retries.code(failure) != Code.NONODE) {
-            events.accept(new StateEvent.OwnNodeSearchFailed(e, failure));
-            return;
-          }
-          if (failure != null) { // a directory is missing: a create with it never happened
-            events.accept(new StateEvent.OwnNodeSearched(e, List.of(), false, 0, 0, 0));
+          if (failure != null) {
+            events.accept(
+                Retries.code(failure) == Code.NONODE // a directory is missing: no create happened
+                    ? new StateEvent.OwnNodeSearched(e, List.of(), false, 0, 0, 0)
+                    : new StateEvent.OwnNodeSearchFailed(e, failure));
             return;
           }
           List<String> found = new ArrayList<>();

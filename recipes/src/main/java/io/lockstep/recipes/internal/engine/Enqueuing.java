@@ -17,7 +17,7 @@ final class Enqueuing {
    * How many times in a row a create finds a lock directory missing (and is sent again with it)
    * before the attempt gives up.
    */
-  static final int MAX_PARENT_CREATIONS = 5;
+  static final int MAX_DIRECTORY_SENDS = 5;
 
   private final int epoch;
   private final Retries retries;
@@ -27,7 +27,7 @@ final class Enqueuing {
   private boolean unanswered; // a create was sent and its answer has not come
   private boolean recovering; // a create's answer was lost: searching for our node
   private int retryCount;
-  private int parentCreations;
+  private int directorySends;
   private Step afterDelay; // the step a pending Later stands for
 
   Enqueuing(int epoch, Retries retries, long startNanos, Supplier<String> protectionIds) {
@@ -83,7 +83,7 @@ final class Enqueuing {
     unanswered = false;
     Code code = Retries.code(failure);
     if (code == Code.NONODE) {
-      return ++parentCreations > MAX_PARENT_CREATIONS ? null : sendWithDirectories();
+      return ++directorySends > MAX_DIRECTORY_SENDS ? null : sendWithDirectories();
     }
     if (isOutcomeUnknown(code)) {
       recovering = true;

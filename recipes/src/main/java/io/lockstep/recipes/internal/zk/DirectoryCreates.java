@@ -80,16 +80,7 @@ final class DirectoryCreates {
         for (String directory : directories(slot.path(), levels[i])) {
           ops.add(containerOp(directory, directory.equals(slot.path())));
         }
-        if (slot.tiedTo() != null) {
-          ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
-        }
-        CreateRequest request = creates.resolveCreate(slot, protectionId);
-        nodeOps.add(ops.size());
-        ops.add(
-            Op.create(
-                request.getPath(),
-                request.getData(),
-                CreateOptions.newBuilder(request.getAcl(), slot.createMode()).build()));
+        creates.addNodeOps(slot, protectionId, ops, nodeOps);
       }
       requests
           .handle()

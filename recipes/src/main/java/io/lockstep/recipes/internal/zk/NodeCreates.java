@@ -87,16 +87,7 @@ public final class NodeCreates {
       List<Op> ops = new ArrayList<>();
       List<Integer> nodeOps = new ArrayList<>(slots.size());
       for (Slot slot : slots) {
-        if (slot.tiedTo() != null) {
-          ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
-        }
-        CreateRequest request = resolveCreate(slot, protectionId);
-        nodeOps.add(ops.size());
-        ops.add(
-            Op.create(
-                request.getPath(),
-                request.getData(),
-                CreateOptions.newBuilder(request.getAcl(), slot.createMode()).build()));
+        addNodeOps(slot, protectionId, ops, nodeOps);
       }
       zk.multi(
           ops,
@@ -125,10 +116,27 @@ public final class NodeCreates {
   }
 
   /**
+   * Adds our node in {@code slot} to a multi's {@code ops}: the check of the node it is tied to, if
+   * any, then its create, whose index goes to {@code nodeOps} (for {@link #created}).
+   */
+  void addNodeOps(Slot slot, String protectionId, List<Op> ops, List<Integer> nodeOps) {
+    if (slot.tiedTo() != null) {
+      ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
+    }
+    CreateRequest request = resolveCreate(slot, protectionId);
+    nodeOps.add(ops.size());
+    ops.add(
+        Op.create(
+            request.getPath(),
+            request.getData(),
+            CreateOptions.newBuilder(request.getAcl(), slot.createMode()).build()));
+  }
+
+  /**
    * Resolves a create through Curator's create builder, which applies the client's namespace,
    * ACLProvider and default data, and returns the request it would send.
    */
-  CreateRequest resolveCreate(Slot slot, String protectionId) {
+  private CreateRequest resolveCreate(Slot slot, String protectionId) {
     return resolveCreate(client, slot, protectionId);
   }
 

@@ -350,7 +350,7 @@ class AcquisitionStateTest {
   @Test
   void aMissingDirectory_isCreatedWithTheNodeAFewTimesInARow_thenTheAttemptFails() {
     AcquisitionState state = inPhase(Phase.CREATING);
-    for (int i = 0; i < Enqueuing.MAX_PARENT_CREATIONS; i++) {
+    for (int i = 0; i < Enqueuing.MAX_DIRECTORY_SENDS; i++) {
       assertThat(
               state.on(new StateEvent.CreateFailed(0, new KeeperException.NoNodeException(PATH))))
           .isEqualTo(new Step.CreateWithDirectories(0, "id-1"));
