@@ -78,7 +78,11 @@ public final class FencedStore {
     return prepare(hold::ownershipChecks, writes);
   }
 
-  private static Transaction prepare(Supplier<List<CuratorOp>> ownership, List<CuratorOp> writes) {
+  /**
+   * Prepares a ZooKeeper transaction of {@code writes} behind the checks {@code ownership} gives,
+   * taken now: a lock's, or none at all ({@code List::of}) for a writer that does not fence.
+   */
+  public static Transaction prepare(Supplier<List<CuratorOp>> ownership, List<CuratorOp> writes) {
     List<CuratorOp> checks;
     try {
       checks = ownership.get();
