@@ -82,34 +82,52 @@ public final class Enqueuer {
    */
   private void send(int e, CompletableFuture<NodeCreates.Created> creating, boolean mayFollow) {
     boolean readBehind = !(mayFollow && followsLocalAttempt());
+    // Whether the read behind the create is the first read of our nodes, once the create's answer
+    // is heard: only then does the state want its answer.
+    CompletableFuture<Boolean> readCounts = new CompletableFuture<>();
     Callbacks.when(
         creating,
         (created, failure) -> {
-          if (failure == null) {
-            events.accept(created(e, created, readBehind && created.firstSend()));
-          } else if (Retries.unwrap(failure) instanceof NodeCreates.TieRefused) {
-            String writeNode = ((NodeCreates.TieRefused) Retries.unwrap(failure)).getPath();
-            events.accept(new StateEvent.TieRefused(e, writeNode));
-          } else {
-            events.accept(new StateEvent.CreateFailed(e, failure));
+          boolean counts = false;
+          try {
+            if (failure == null) {
+              counts = readBehind && created.firstSend();
+              events.accept(created(e, created, counts));
+            } else if (Retries.unwrap(failure) instanceof NodeCreates.TieRefused) {
+              String writeNode = ((NodeCreates.TieRefused) Retries.unwrap(failure)).getPath();
+              events.accept(new StateEvent.TieRefused(e, writeNode));
+            } else {
+              events.accept(new StateEvent.CreateFailed(e, failure));
+            }
+          } finally {
+            readCounts.complete(counts);
           }
         });
     if (!readBehind) {
       return;
     }
     // Sent once, not retried: its answer comes right after the create's, so it cannot be stale.
+    // It is heard after the create's answer, also when that answer needed a request more (a
+    // chrooted client's multi: see NodeCreates#complete), and only if it saw our nodes.
+    CompletableFuture<ZkRequests.Children> reading = zk.childrenOnce(lockPaths, childWatcher);
     Callbacks.when(
-        zk.childrenOnce(lockPaths, childWatcher),
-        (children, failure) -> {
-          if (failure == null) {
+        readCounts.thenCombine(reading.handle((children, failure) -> children), Read::new),
+        (read, never) -> {
+          if (!read.counts()) {
+            return; // the create failed, or was sent again: the state reads again itself
+          }
+          if (read.children() != null) {
             events.accept(
                 new StateEvent.QueueRead(
-                    e, children.lists(), zk.isConnected(), children.decidedAtZxid()));
+                    e, read.children().lists(), zk.isConnected(), read.children().decidedAtZxid()));
           } else {
             events.accept(new StateEvent.FirstReadFailed(e));
           }
         });
   }
+
+  /** The read behind a create: whether it counts, and its answer (null if it failed). */
+  private record Read(boolean counts, ZkRequests.Children children) {}
 
   private boolean followsLocalAttempt() {
     return appendOnly() && localQueues.othersActive(zk.toZk(lockPaths.get(0)));

@@ -89,8 +89,8 @@ final class Enqueuing {
       recovering = true;
       return retry(new Step.FindOwnNode(epoch, protectionId));
     }
-    if (code == Code.SESSIONEXPIRED || code == Code.SESSIONMOVED) {
-      return retry(new Step.Create(epoch, protectionId)); // not applied, or died with the session
+    if (code == Code.SESSIONMOVED) {
+      return retry(new Step.Create(epoch, protectionId)); // refused: not applied
     }
     return null;
   }
@@ -156,9 +156,18 @@ final class Enqueuing {
     return new Step.Later(epoch, delay.getAsLong());
   }
 
+  /**
+   * Whether a create that failed with {@code code} may have been applied. A create answered
+   * SESSIONEXPIRED may have been: the client can end its session on its own (Curator's connection
+   * manager after a long SUSPENDED, or a test's injected expiry) while the server keeps it until
+   * its own timeout, and a create in flight then fails in the client yet stands on the server under
+   * the old session, at the head of the queue, until that timeout. So it is searched for by its
+   * protection id and deleted, as after a lost answer.
+   */
   private static boolean isOutcomeUnknown(Code code) {
     return code == Code.CONNECTIONLOSS
         || code == Code.OPERATIONTIMEOUT
+        || code == Code.SESSIONEXPIRED
         // only a node tied to a fixed suffix can exist already: a retry of our own create
         || code == Code.NODEEXISTS;
   }

@@ -13,6 +13,7 @@ import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.proto.CreateRequest;
 
 /**
@@ -82,21 +83,20 @@ final class DirectoryCreates {
         }
         creates.addNodeOps(slot, protectionId, ops, nodeOps);
       }
-      requests
-          .handle()
-          .multi(
-              ops,
-              (rc, path, ctx, results) -> {
-                if (rc == Code.OK.intValue()) {
-                  result.complete(creates.created(results, nodeOps, round == 1));
-                } else if (round < MAX_ROUNDS
-                    && adjust(slots, levels, firstDirectory, nodeOps, results)) {
-                  sendWithDirectories(slots, protectionId, levels, round + 1, result);
-                } else {
-                  result.completeExceptionally(creates.multiFailure(rc, ops, results));
-                }
-              },
-              null);
+      ZooKeeper zk = requests.handle();
+      zk.multi(
+          ops,
+          (rc, path, ctx, results) -> {
+            if (rc == Code.OK.intValue()) {
+              creates.complete(zk, ops, results, nodeOps, round == 1, result);
+            } else if (round < MAX_ROUNDS
+                && adjust(slots, levels, firstDirectory, nodeOps, results)) {
+              sendWithDirectories(slots, protectionId, levels, round + 1, result);
+            } else {
+              result.completeExceptionally(creates.multiFailure(rc, ops, results));
+            }
+          },
+          null);
     } catch (Exception e) {
       result.completeExceptionally(e);
     }

@@ -14,6 +14,7 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.proto.CreateRequest;
 
 /**
@@ -93,7 +94,7 @@ public final class NodeCreates {
           ops,
           (rc, path, ctx, results) -> {
             if (rc == Code.OK.intValue()) {
-              result.complete(created(results, nodeOps, true));
+              complete(zk, ops, results, nodeOps, true, result);
             } else {
               result.completeExceptionally(multiFailure(rc, ops, results));
             }
@@ -157,20 +158,61 @@ public final class NodeCreates {
   }
 
   /**
-   * Our nodes among a multi's results: those of the ops at {@code nodeOps} (the others are checks,
-   * or the creates of directories).
+   * Completes {@code result} with our nodes among a successful multi's results: those of the ops at
+   * {@code nodeOps} (the others are checks, or the creates of directories), with their stat.
+   *
+   * <p>A client with a chroot in its connect string gets its multi's create results unlike a plain
+   * create's (ZooKeeper's client, 3.9.5 and earlier): it rewrites each create op for the chroot as
+   * a plain {@code create}, whose reply carries no stat, and passes the created paths on with the
+   * chroot in front. The chroot is cut off here (the path is the op's path, plus the sequence
+   * number), and the stat of our first node is then read with one {@code exists}, sent once: the
+   * nodes of one multi share its zxid and session, so one stat serves them all. If that read fails,
+   * the result fails with its error: the nodes exist, and the caller finds them by their protection
+   * id as after a lost answer (a node already gone is found missing and created again).
    */
-  Created created(List<OpResult> results, List<Integer> nodeOps, boolean firstSend) {
+  void complete(
+      ZooKeeper zk,
+      List<Op> ops,
+      List<OpResult> results,
+      List<Integer> nodeOps,
+      boolean firstSend,
+      CompletableFuture<Created> result) {
     List<String> paths = new ArrayList<>(nodeOps.size());
-    long czxid = 0;
-    long owner = 0;
+    Stat stat = null;
     for (int index : nodeOps) {
       OpResult.CreateResult create = (OpResult.CreateResult) results.get(index);
-      paths.add(requests.toClient(create.getPath()));
-      czxid = create.getStat().getCzxid();
-      owner = create.getStat().getEphemeralOwner();
+      paths.add(requests.toClient(withoutChroot(ops.get(index).getPath(), create.getPath())));
+      stat = create.getStat();
     }
-    return new Created(List.copyOf(paths), czxid, owner, firstSend);
+    List<String> nodes = List.copyOf(paths);
+    if (stat != null) {
+      result.complete(new Created(nodes, stat.getCzxid(), stat.getEphemeralOwner(), firstSend));
+      return;
+    }
+    String first = requests.toZk(nodes.get(0));
+    zk.exists(
+        first,
+        false,
+        (rc, path, ctx, read) -> {
+          if (rc == Code.OK.intValue()) {
+            result.complete(
+                new Created(nodes, read.getCzxid(), read.getEphemeralOwner(), firstSend));
+          } else {
+            result.completeExceptionally(
+                KeeperException.create(Code.get(rc), requests.toClient(first)));
+          }
+        },
+        null);
+  }
+
+  /**
+   * The path a create made, as this handle names it: {@code created} without the chroot that
+   * ZooKeeper's client leaves in front of a multi's created paths. {@code sent} is the op's own
+   * path, which the created path ends with, but for a sequence number.
+   */
+  static String withoutChroot(String sent, String created) {
+    int at = created.lastIndexOf(sent);
+    return at > 0 ? created.substring(at) : created;
   }
 
   /**

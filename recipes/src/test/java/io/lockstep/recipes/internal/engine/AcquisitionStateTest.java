@@ -55,6 +55,8 @@ class AcquisitionStateTest {
   @SuppressWarnings("ImmutableEnumChecker") // the functions are stateless lambdas
   enum Event {
     CREATED(s -> s.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION))),
+    CREATE_EXPIRED(
+        s -> s.on(new StateEvent.CreateFailed(0, new KeeperException.SessionExpiredException()))),
     CREATE_LOST(
         s -> s.on(new StateEvent.CreateFailed(0, new KeeperException.ConnectionLossException()))),
     CREATE_NONODE(
@@ -94,18 +96,18 @@ class AcquisitionStateTest {
    */
   private static final String TABLE =
       """
-      phase       CREATED            CREATE_LOST       CREATE_NONODE                   FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE        OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE  EXPIRE
-      CREATING    ReadQueue/READING  Later/RECOVERING  CreateWithDirectories/CREATING  -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
-      RECOVERING  Tidy               -                 -                               ReadQueue/READING  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !  -
-      READING     Tidy               -                 -                               -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                       -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
-      WAITING     Tidy               -                 -                               -                  -           -              -                  Both/HELD               -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
-      CONFIRMING  Tidy               -                 -                               -                  -           -              -                  -                       Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !  -
-      HELD        Tidy               -                 -                               -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
-      AT_RISK     Tidy               -                 -                               -                  -           -              -                  -                       -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
-      LOST        Tidy               -                 -                               -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED  -
-      RELEASED    Tidy               -                 -                               -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              -  -
-      WITHDRAWN   Tidy               Tidy              Tidy                            -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
-      FAILED      Tidy               -                 -                               -                  -           -              -                  -                       -                   -              -                          -                    -               -                 -                 -                 -            -              !  -
+      phase       CREATED            CREATE_EXPIRED    CREATE_LOST       CREATE_NONODE                   FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE  OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE           EXPIRE
+      CREATING    ReadQueue/READING  Later/RECOVERING  Later/RECOVERING  CreateWithDirectories/CREATING  -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !                 -
+      RECOVERING  Tidy               -                 -                 -                               ReadQueue/READING  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !                 -
+      READING     Tidy               -                 -                 -                               -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                 -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
+      WAITING     Tidy               -                 -                 -                               -                  -           -              -                  Both/HELD         -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
+      CONFIRMING  Tidy               -                 -                 -                               -                  -           -              -                  -                 Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
+      HELD        Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      AT_RISK     Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      LOST        Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED  -
+      RELEASED    Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              -                 -
+      WITHDRAWN   Tidy               Tidy              Tidy              Tidy                            -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              !                 -
+      FAILED      Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              !                 -
       """;
 
   static Stream<Arguments> cells() {
@@ -253,6 +255,46 @@ class AcquisitionStateTest {
         .isEqualTo(new Step.Create(0, "id-1"));
   }
 
+  /**
+   * Issue 32, defect 3: the client ended its session on its own while our create was out. The
+   * server may have applied the create and keep the old session (and our node, ahead of everyone)
+   * until its own timeout: the create is searched for like a lost answer, and the node found, owned
+   * by the old session, is deleted before a fresh create under a new id.
+   */
+  @Test
+  void aCreateAnsweredSessionExpired_isSearchedFor_andItsNodeOfTheOldSessionDeleted() {
+    AcquisitionState state = inPhase(Phase.CREATING);
+    assertThat(
+            state.on(new StateEvent.CreateFailed(0, new KeeperException.SessionExpiredException())))
+        .isEqualTo(new Step.Later(0, 100));
+    assertThat(state.view().phase()).isEqualTo(Phase.RECOVERING);
+    assertThat(state.on(new StateEvent.RetryDue(0))).isEqualTo(new Step.FindOwnNode(0, "id-1"));
+
+    long newSession = SESSION + 1;
+    assertThat(
+            state.on(
+                new StateEvent.OwnNodeSearched(0, List.of(OURS), true, SESSION, 17, newSession)))
+        .isEqualTo(
+            new Step.Both(
+                new Step.Tidy(Step.Cleanup.nodes(List.of(OURS)), false),
+                new Step.Create(0, "id-2")));
+  }
+
+  @Test
+  void aCreateAnsweredSessionExpired_afterTheAttemptEnded_isSweptFor() {
+    AcquisitionState state = inPhase(Phase.CREATING);
+    state.on(new StateEvent.Withdraw());
+
+    assertThat(
+            state.on(new StateEvent.CreateFailed(0, new KeeperException.SessionExpiredException())))
+        .isEqualTo(new Step.Tidy(Step.Cleanup.sweep("id-1"), true));
+
+    AcquisitionState searching = inPhase(Phase.CREATING);
+    searching.on(new StateEvent.CreateFailed(0, new KeeperException.SessionExpiredException()));
+    Step.End end = (Step.End) searching.on(new StateEvent.Withdraw());
+    assertThat(end.cleanup().sweepId()).as("closed while searching").isEqualTo("id-1");
+  }
+
   @Test
   void aNodeOfAnotherSession_foundAfterALostAnswer_isDeletedAndANewIdUsed() {
     AcquisitionState state = inPhase(Phase.RECOVERING);
@@ -335,14 +377,14 @@ class AcquisitionStateTest {
     policy = new RetryUntilElapsed(1_000, 100);
     AcquisitionState state = inPhase(Phase.CREATING);
     assertThat(
-            state.on(new StateEvent.CreateFailed(0, new KeeperException.SessionExpiredException())))
+            state.on(new StateEvent.CreateFailed(0, new KeeperException.SessionMovedException())))
         .isEqualTo(new Step.Later(0, 100));
     state.on(new StateEvent.RetryDue(0));
 
     clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(1_001));
 
     assertThat(
-            state.on(new StateEvent.CreateFailed(0, new KeeperException.SessionExpiredException())))
+            state.on(new StateEvent.CreateFailed(0, new KeeperException.SessionMovedException())))
         .isInstanceOf(Step.End.class);
     assertThat(state.view().phase()).isEqualTo(Phase.FAILED);
   }
