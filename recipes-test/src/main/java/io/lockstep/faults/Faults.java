@@ -150,7 +150,7 @@ final class Faults {
             started,
             heal,
             0,
-            step.durationMs() >= Bounds.SESSION_TIMEOUT_MS);
+            pastSession(TimeUnit.NANOSECONDS.toMillis(heal - start)));
       }
       long start = System.nanoTime();
       servers.freeze(server);

@@ -24,6 +24,9 @@ import java.util.Map;
  *       election close) within the connection timeout plus grace plus noise.
  * </ol>
  *
+ * <p>Both are checked from the moment every group has granted its lock once: the start of a dozen
+ * JVMs, compiling and loading classes on two cores, is not measured.
+ *
  * <p>A timed call that reported ZooKeeper unreachable although its connection stayed up throughout
  * is noted as suspicious (slow is not unreachable), not counted as a violation.
  */
@@ -95,7 +98,7 @@ final class LivenessChecks {
       int worker,
       long from,
       long until) {
-    long since = from;
+    long since = Math.max(from, record.start());
     FaultRecord cause = null; // the fault of the group that ended last before the grant
     long causeEnd = Long.MIN_VALUE;
     for (FaultRecord fault : record.faults()) {
@@ -149,6 +152,9 @@ final class LivenessChecks {
           findings.increment("attempts " + event.field(1).toLowerCase().replace('_', ' '));
           long budget = event.longField(3);
           long took = event.longField(2);
+          if (event.at() - took < record.start()) {
+            continue; // began while the JVMs were still starting
+          }
           long tookMs =
               Math.round(
                   Bounds.millis(
@@ -189,6 +195,9 @@ final class LivenessChecks {
         }
         case "released" -> {
           long took = event.longField(2);
+          if (event.at() - took < record.start()) {
+            continue;
+          }
           long tookMs =
               Math.round(
                   Bounds.millis(

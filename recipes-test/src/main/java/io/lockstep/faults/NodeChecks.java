@@ -47,6 +47,9 @@ final class NodeChecks {
         orphaned =
             orphanedSince(interest.getOrDefault(worker, List.of()), life.appeared(), tenureEnd);
       }
+      if (orphaned == Long.MAX_VALUE) {
+        continue; // wanted by its owner to the end: the leftover check's
+      }
       long deadline = healed(record, orphaned) + Bounds.nanos(Bounds.BOUND_MS);
       long outlived = Math.max(0, life.vanished() - orphaned);
       findings.max(

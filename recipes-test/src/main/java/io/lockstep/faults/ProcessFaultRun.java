@@ -98,9 +98,9 @@ final class ProcessFaultRun implements AutoCloseable {
       workers.start(group);
     }
     awaitReady();
-    long start = System.nanoTime();
     log("workers ready: " + workers.all().size());
-    awaitGranting(start, Duration.ofSeconds(60));
+    awaitGranting(0, Duration.ofSeconds(60));
+    long start = System.nanoTime();
     log("every group granted");
     Faults faults =
         new Faults(
@@ -133,6 +133,7 @@ final class ProcessFaultRun implements AutoCloseable {
             start,
             end,
             workers.deaths());
+    HistoryFile.write(record, config.directory().resolve("history.txt"));
     hub.failures().forEach(f -> findings.violation("protocol", f));
     HistoryReplay replay = new HistoryReplay(record);
     SafetyChecks.check(replay, findings);

@@ -15,7 +15,8 @@ import java.util.Map;
  * @param nodes the lives of the ephemeral nodes under the run's root
  * @param workerGroups each worker's group
  * @param groups the groups, by name
- * @param start when the workload began (the first worker was ready)
+ * @param start when every group had granted its lock once: liveness is measured from then (the
+ *     JVMs' start is not)
  * @param end when the workload ended (the workers were told to quiesce)
  * @param deaths the workers the test process killed, with when
  */
