@@ -50,10 +50,11 @@ final class NodeChecks {
       if (orphaned == Long.MAX_VALUE) {
         continue; // wanted by its owner to the end: the leftover check's
       }
-      long deadline = healed(record, orphaned) + Bounds.nanos(Bounds.BOUND_MS);
-      long outlived = Math.max(0, life.vanished() - orphaned);
+      long from = healed(record, orphaned);
+      long deadline = from + Bounds.nanos(Bounds.BOUND_MS);
       findings.max(
-          "longest node life after its owner let go (ms)", Math.round(Bounds.millis(outlived)));
+          "longest node life after its owner let go, or the servers came back (ms)",
+          Math.round(Bounds.millis(Math.max(0, life.vanished() - from))));
       if (life.vanished() > deadline) {
         findings.violation(
             "node outlived its owner",
@@ -62,8 +63,10 @@ final class NodeChecks {
                 + Long.toHexString(life.session())
                 + (worker == null ? " (no worker's)" : " (worker " + worker + ")")
                 + " was gone only "
-                + Math.round(Bounds.millis(life.vanished() - orphaned))
-                + " ms after its owner let go of it, bound "
+                + Math.round(Bounds.millis(life.vanished() - from))
+                + " ms after its owner let go of it"
+                + (from == orphaned ? "" : " and the servers came back")
+                + ", bound "
                 + Bounds.BOUND_MS
                 + " ms");
       }
