@@ -3,6 +3,7 @@ package io.lockstep.faults;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -15,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * Which faults a run injects, and when: fixed waves (the short run: each wave's faults at once, on
  * different groups, then the next wave once every group grants again), or a seeded random sequence
- * for a given time (the long run: one fault at a time, each of the kinds the run's servers allow,
- * on a group it applies to, a freeze half the time past the session and half the time within it).
+ * for a given time (the long run: one fault at a time, the kinds the run's servers allow in rounds
+ * of a shuffled order, each on a random group it applies to, a freeze half the time past the
+ * session and half the time within it).
  */
 abstract class FaultSchedule {
   /** Waits, after faults healed at {@code healedAt}, until every group grants again (bounded). */
@@ -96,8 +98,13 @@ abstract class FaultSchedule {
     @Override
     void run(Faults faults, Recovery recovery) throws InterruptedException, IOException {
       long end = System.nanoTime() + duration.toNanos();
+      List<FaultKind> deck = new ArrayList<>();
       while (System.nanoTime() - end < 0) {
-        FaultKind kind = kinds.get(random.nextInt(kinds.size()));
+        if (deck.isEmpty()) {
+          deck.addAll(kinds);
+          Collections.shuffle(deck, random);
+        }
+        FaultKind kind = deck.remove(deck.size() - 1);
         List<GroupSpec> fitting = groups.stream().filter(g -> fits(kind, g)).toList();
         if (kind.process() && fitting.isEmpty()) {
           continue;

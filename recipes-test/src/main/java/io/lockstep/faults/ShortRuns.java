@@ -31,7 +31,7 @@ final class ShortRuns {
             Groups.readWrite("rw", CHROOT, NAMESPACE),
             Groups.election("election", BOTH, PLAIN),
             Groups.semaphore("sem", NAMESPACE, BOTH),
-            Groups.multi("multi", PLAIN, NAMESPACE));
+            Groups.multi("multi", CHROOT, NAMESPACE));
     long freeze = Bounds.PAST_SESSION_MS;
     FaultSchedule schedule =
         FaultSchedule.waves(
