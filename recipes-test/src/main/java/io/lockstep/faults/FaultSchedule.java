@@ -121,9 +121,11 @@ abstract class FaultSchedule {
       return switch (kind) {
         case FREEZE_LEADER -> group.role() == RoleKind.ELECTION;
         case FREEZE_LINGERER -> group.role() == RoleKind.LINGER;
-        case FREEZE_WAITER, FREEZE_HOLDER ->
-            group.role() != RoleKind.ELECTION && group.role() != RoleKind.SEMAPHORE
-                || kind == FaultKind.FREEZE_HOLDER && group.role() == RoleKind.SEMAPHORE;
+        case FREEZE_HOLDER -> group.role() != RoleKind.ELECTION;
+        case FREEZE_WAITER ->
+            group.role() != RoleKind.ELECTION
+                && group.role() != RoleKind.SEMAPHORE
+                && group.role() != RoleKind.LINGER; // lingering members seldom queue
         default -> true;
       };
     }

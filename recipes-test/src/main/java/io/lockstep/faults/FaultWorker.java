@@ -28,8 +28,14 @@ import org.apache.curator.utils.CloseableUtils;
  * </ul>
  *
  * <p>Arguments: {@code key=value} pairs ({@link WorkerSpec#encode()}). Started by {@link
- * ProcessFaultRun}, never by hand; the suite's tests say how to run it ({@code
- * ProcessFaultShortRunTest}).
+ * ProcessFaultRun} on the test's class path, never by hand; the suite runs with
+ *
+ * <pre>
+ * mvn -B -q verify -pl recipes-test -Dtest='ProcessFault*' -Dsurefire.failIfNoSpecifiedTests=false
+ * mvn -B -pl recipes-test -Pprocess-faults verify -Dprocess-faults.minutes=N
+ * </pre>
+ *
+ * (see docs/fault-suite.md).
  */
 public final class FaultWorker {
   private FaultWorker() {}

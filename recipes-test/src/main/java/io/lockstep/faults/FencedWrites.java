@@ -33,8 +33,12 @@ final class FencedWrites {
     this.store = store;
   }
 
-  /** Creates the data node of {@code target} if it is missing (a shared hold's own). */
-  void ensureDataNode(WriteTarget target) throws Exception {
+  /**
+   * Creates the data node of {@code target} if it is missing (a shared hold's own).
+   *
+   * @throws IllegalStateException if ZooKeeper failed beyond the client's retry policy
+   */
+  void ensureDataNode(WriteTarget target) {
     try {
       client
           .create()
@@ -42,6 +46,8 @@ final class FencedWrites {
           .forPath(spec.clientPath(target.dataNode()), bytes(0));
     } catch (KeeperException.NodeExistsException exists) {
       // made by an earlier worker of this group, or by the test process
+    } catch (Exception e) {
+      throw new IllegalStateException("could not create " + target.dataNode(), e);
     }
   }
 

@@ -51,10 +51,11 @@ final class HistoryFile {
       for (NodeWatcher.Life life : record.nodes()) {
         out.write(
             String.format(
-                "node %s session=0x%x appeared=%s vanished=%s%n",
+                "node %s session=0x%x appeared=%s lastSeen=%s vanished=%s%n",
                 life.path(),
                 life.session(),
                 stamp(record, life.appeared()),
+                stamp(record, life.lastSeen()),
                 life.gone() ? stamp(record, life.vanished()) : "never"));
       }
     }

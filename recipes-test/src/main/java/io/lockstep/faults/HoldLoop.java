@@ -28,22 +28,18 @@ final class HoldLoop {
     this.pacing = pacing;
   }
 
-  /**
-   * Holds for {@code plannedMs}, writing with {@code write}.
-   *
-   * @param polled whether {@code state} must be polled (a lease has no listener)
-   */
-  void hold(String holdKey, int plannedMs, Runnable write, HoldState state, boolean polled)
+  /** Holds for {@code plannedMs}, writing with {@code write}, told of the hold by {@code state}. */
+  void hold(String holdKey, int plannedMs, Runnable write, HoldState state)
       throws InterruptedException {
     long end = System.nanoTime() + Bounds.nanos(plannedMs);
     long step = Bounds.nanos(pacing.stepMs());
     while (true) {
       long stepStart = System.nanoTime();
       write.run();
-      sleepUntil(Math.min(stepStart + step, end), state, polled);
+      sleepUntil(Math.min(stepStart + step, end));
       long took = System.nanoTime() - stepStart;
       if (took > step + Bounds.nanos(Bounds.PAUSE_THRESHOLD_MS)) {
-        paused(holdKey, stepStart, took, write, state, polled);
+        paused(holdKey, stepStart, took, write, state);
         return;
       }
       if (System.nanoTime() - end >= 0 || state.state() == LockState.LOST) {
@@ -52,8 +48,7 @@ final class HoldLoop {
     }
   }
 
-  private void paused(
-      String holdKey, long since, long took, Runnable write, HoldState state, boolean polled)
+  private void paused(String holdKey, long since, long took, Runnable write, HoldState state)
       throws InterruptedException {
     long pausedMs = TimeUnit.NANOSECONDS.toMillis(took);
     events.send("paused", thread, holdKey, pausedMs);
@@ -65,7 +60,7 @@ final class HoldLoop {
           && state.state() != LockState.RELEASED
           && !state.restoredSince(since)
           && System.nanoTime() - deadline < 0) {
-        sleepUntil(System.nanoTime() + POLL_NANOS, state, polled);
+        TimeUnit.NANOSECONDS.sleep(POLL_NANOS);
       }
     }
     events.send(
@@ -76,19 +71,10 @@ final class HoldLoop {
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - waitStart));
   }
 
-  private static void sleepUntil(long until, HoldState state, boolean polled)
-      throws InterruptedException {
-    while (true) {
-      long left = until - System.nanoTime();
-      if (left <= 0) {
-        return;
-      }
-      if (polled) {
-        TimeUnit.NANOSECONDS.sleep(Math.min(left, POLL_NANOS));
-        state.poll();
-      } else {
-        TimeUnit.NANOSECONDS.sleep(left);
-      }
+  private static void sleepUntil(long until) throws InterruptedException {
+    long left = until - System.nanoTime();
+    if (left > 0) {
+      TimeUnit.NANOSECONDS.sleep(left);
     }
   }
 }

@@ -11,7 +11,4 @@ interface HoldState {
    * Whether the hold was told {@code HELD} again, after {@code AT_RISK}, at or after {@code nanos}.
    */
   boolean restoredSince(long nanos);
-
-  /** Called between the loop's short sleeps: a polled hold reads its state here. */
-  default void poll() {}
 }

@@ -123,8 +123,7 @@ final class LeaderRole implements Runnable, LeadershipListener {
           () ->
               context.writes.write(
                   THREAD, term.holdKey, targets, term.epoch, leadership::ownershipChecks),
-          term,
-          false);
+          term);
     }
     if (term.ended.compareAndSet(false, true)) {
       context.events.send("end", THREAD, term.holdKey);

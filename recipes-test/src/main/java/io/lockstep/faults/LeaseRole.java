@@ -11,13 +11,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One thread of a worker that takes leases of the group's {@link CountingSemaphore}, one at a time:
  * {@code tryAcquire(budget)} or, now and then, an untimed {@code acquire()}; fenced writes to its
  * own resource while it holds; {@code close()}. A lease has no listener: its state is read every 5
- * ms while held, and each change reported as a {@code state} event.
+ * ms while held, by another thread, and each change reported as a {@code state} event.
  */
 final class LeaseRole implements Runnable {
   private final RoleContext context;
@@ -114,6 +116,8 @@ final class LeaseRole implements Runnable {
     if (first != LockState.HELD) {
       context.events.send("state", thread, holdKey, first);
     }
+    ScheduledFuture<?> watch =
+        context.poller.scheduleWithFixedDelay(state::poll, 5, 5, TimeUnit.MILLISECONDS);
     try {
       if (token != 0) {
         long leaseToken = token;
@@ -123,10 +127,10 @@ final class LeaseRole implements Runnable {
             () ->
                 context.writes.write(
                     thread, holdKey, List.of(target), leaseToken, lease::ownershipChecks),
-            state,
-            true);
+            state);
       }
     } finally {
+      watch.cancel(false);
       state.poll();
       context.events.send("end", thread, holdKey);
       long start = System.nanoTime();
@@ -139,12 +143,16 @@ final class LeaseRole implements Runnable {
     }
   }
 
-  /** A lease's state, read when polled; each change reported. */
+  /**
+   * A lease's state, read every 5 ms by the worker's poller thread (not the lease's own thread,
+   * which may be blocked in a write while the connection is down); each change reported.
+   */
   private final class Polled implements HoldState {
     private final LockHold lease;
     private final String holdKey;
-    private LockState last; // read and written by the role's thread only
-    private long restoredAt = Long.MIN_VALUE;
+    private final ReentrantLock lock = new ReentrantLock();
+    private LockState last; // guarded by lock
+    private long restoredAt = Long.MIN_VALUE; // guarded by lock
 
     Polled(LockHold lease, String holdKey, LockState first) {
       this.lease = lease;
@@ -152,28 +160,41 @@ final class LeaseRole implements Runnable {
       this.last = first;
     }
 
-    @Override
-    public void poll() {
-      LockState now = lease.state();
-      if (now == last || now == LockState.RELEASED) {
-        return;
+    void poll() {
+      lock.lock();
+      try {
+        LockState now = lease.state();
+        if (now == last || now == LockState.RELEASED) {
+          return;
+        }
+        if (now == LockState.HELD && last == LockState.AT_RISK) {
+          restoredAt = System.nanoTime();
+        }
+        last = now;
+        context.events.send("state", thread, holdKey, now);
+      } finally {
+        lock.unlock();
       }
-      if (now == LockState.HELD && last == LockState.AT_RISK) {
-        restoredAt = System.nanoTime();
-      }
-      last = now;
-      context.events.send("state", thread, holdKey, now);
     }
 
     @Override
     public LockState state() {
-      poll();
-      return last;
+      lock.lock();
+      try {
+        return last;
+      } finally {
+        lock.unlock();
+      }
     }
 
     @Override
     public boolean restoredSince(long nanos) {
-      return restoredAt != Long.MIN_VALUE && restoredAt - nanos >= 0;
+      lock.lock();
+      try {
+        return restoredAt != Long.MIN_VALUE && restoredAt - nanos >= 0;
+      } finally {
+        lock.unlock();
+      }
     }
   }
 }

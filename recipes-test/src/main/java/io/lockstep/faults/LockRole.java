@@ -161,8 +161,7 @@ final class LockRole implements Runnable {
             holdKey,
             planned,
             () -> context.writes.write(thread, holdKey, targets, holdToken, lock::ownershipChecks),
-            tracker,
-            false);
+            tracker);
       }
     } finally {
       tracker.end();

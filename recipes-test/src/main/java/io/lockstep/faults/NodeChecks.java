@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * No participant's node outlives its close: every ephemeral node seen in a lock directory ({@link
- * NodeWatcher}) is gone within {@link Bounds#BOUND_MS} of the moment its owner stopped needing it.
- * The owner is the worker that reported the node's session; it stops needing the node when none of
- * its threads wants or holds the lock any more ({@code idle}; for a lingering lock, the linger
- * later), or when the worker leaves the session behind (it reports a new one, or expires it on its
- * own), or when the worker is killed. If the servers were frozen or down then, the bound runs from
- * their heal. A node of a session no worker reported must be gone within the bound of its first
- * sighting. Nodes still there after the workers stopped are the leftover check's.
+ * No participant's node outlives its close: no ephemeral node of a lock directory ({@link
+ * NodeWatcher}) is seen later than {@link Bounds#BOUND_MS} after the moment its owner stopped
+ * needing it. The owner is the worker that reported the node's session; it stops needing the node
+ * when none of its threads wants or holds the lock any more ({@code idle}; for a lingering lock,
+ * the linger later), or when the worker leaves the session behind (it reports a new one, or expires
+ * it on its own), or when the worker is killed. If the servers were frozen or down then, the bound
+ * runs from their heal. A node of a session no worker reported must be gone within the bound of its
+ * first sighting. Nodes still there after the workers stopped are the leftover check's.
  */
 final class NodeChecks {
   private NodeChecks() {}
@@ -54,16 +54,16 @@ final class NodeChecks {
       long deadline = from + Bounds.nanos(Bounds.BOUND_MS);
       findings.max(
           "longest node life after its owner let go, or the servers came back (ms)",
-          Math.round(Bounds.millis(Math.max(0, life.vanished() - from))));
-      if (life.vanished() > deadline) {
+          Math.round(Bounds.millis(Math.max(0, life.lastSeen() - from))));
+      if (life.lastSeen() > deadline) {
         findings.violation(
             "node outlived its owner",
             life.path()
                 + " of session 0x"
                 + Long.toHexString(life.session())
                 + (worker == null ? " (no worker's)" : " (worker " + worker + ")")
-                + " was gone only "
-                + Math.round(Bounds.millis(life.vanished() - from))
+                + " was still there "
+                + Math.round(Bounds.millis(life.lastSeen() - from))
                 + " ms after its owner let go of it"
                 + (from == orphaned ? "" : " and the servers came back")
                 + ", bound "

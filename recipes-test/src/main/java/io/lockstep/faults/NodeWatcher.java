@@ -22,14 +22,19 @@ final class NodeWatcher implements AutoCloseable {
   static final long POLL_MS = 100;
 
   /**
-   * One node's life.
+   * One node's life, as far as the polls saw it: it existed from some time before {@code appeared}
+   * to some time after {@code lastSeen}, and was gone at {@code vanished}. While no server answers
+   * (frozen, restarting) nothing is seen, so a node deleted just before a server stopped answering
+   * is first seen gone only after it answers again: only {@code lastSeen} proves the node was
+   * there.
    *
    * @param path the real path
    * @param session its owner
    * @param appeared when first seen
+   * @param lastSeen when last seen
    * @param vanished when first seen gone, or -1 while it exists
    */
-  record Life(String path, long session, long appeared, long vanished) {
+  record Life(String path, long session, long appeared, long lastSeen, long vanished) {
     boolean gone() {
       return vanished != -1;
     }
@@ -102,12 +107,20 @@ final class NodeWatcher implements AutoCloseable {
                 boolean gone =
                     !seen.containsKey(entry.getKey()) || seen.get(entry.getKey()) != life.session();
                 if (gone) {
-                  ended.add(new Life(life.path(), life.session(), life.appeared(), now));
+                  ended.add(
+                      new Life(life.path(), life.session(), life.appeared(), life.lastSeen(), now));
                 }
                 return gone;
               });
       seen.forEach(
-          (path, session) -> current.computeIfAbsent(path, p -> new Life(p, session, now, -1)));
+          (path, session) -> {
+            Life life = current.get(path);
+            current.put(
+                path,
+                life == null
+                    ? new Life(path, session, now, now, -1)
+                    : new Life(path, session, life.appeared(), now, -1));
+          });
     } finally {
       lock.unlock();
     }

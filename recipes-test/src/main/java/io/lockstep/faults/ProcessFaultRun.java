@@ -77,7 +77,7 @@ final class ProcessFaultRun implements AutoCloseable {
   }
 
   /** Runs the whole thing and returns its report. */
-  RunReport run() throws Exception {
+  RunReport run() throws IOException, InterruptedException {
     children = new ChildProcesses(config.directory().resolve("logs"));
     servers = ZkServers.start(children, config.directory().resolve("data"), config.servers());
     log("servers up: " + servers.connectString());
@@ -151,7 +151,7 @@ final class ProcessFaultRun implements AutoCloseable {
         children.logs());
   }
 
-  private void createDataNodes() throws Exception {
+  private void createDataNodes() throws InterruptedException {
     try (CuratorFramework admin =
         CuratorFrameworkFactory.newClient(
             servers.connectString(), 30_000, 10_000, new RetryNTimes(10, 500))) {
@@ -164,6 +164,10 @@ final class ProcessFaultRun implements AutoCloseable {
           admin.create().creatingParentsIfNeeded().forPath(node, FencedWrites.bytes(0));
         }
       }
+    } catch (InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("could not create the data nodes", e);
     }
   }
 

@@ -3,6 +3,8 @@ package io.lockstep.faults;
 import io.lockstep.testing.LockPart;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -21,6 +23,16 @@ final class RoleContext {
   final EventChannel events;
   final FencedWrites writes;
   final ConnectionWatch connection;
+
+  /** Reads the states of leases, which have no listener, while their threads work. */
+  final ScheduledExecutorService poller =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread thread = new Thread(r, "lease-state-poller");
+            thread.setDaemon(true);
+            return thread;
+          });
+
   private final AtomicBoolean quiescing = new AtomicBoolean();
 
   RoleContext(

@@ -44,7 +44,8 @@ final class Targets {
 
   /**
    * A worker with a hold in progress that began at least 10 ms ago and has at least {@value
-   * #MIN_REMAINING_MS} ms to go (a leadership's term is not planned ahead: any leader does).
+   * #MIN_REMAINING_MS} ms (or a third of its length) to go (a leadership's term is not planned
+   * ahead: any leader does).
    */
   private Optional<Workers.Worker> holder(GroupSpec group) {
     long now = System.nanoTime();
@@ -53,9 +54,9 @@ final class Targets {
       for (Event granted : history.live(worker.number()).holds()) {
         long planned = granted.longField(5);
         boolean begun = now - granted.at() >= Bounds.nanos(10);
+        long minimum = Math.min(MIN_REMAINING_MS, planned / 3);
         boolean remaining =
-            planned == 0
-                || granted.at() + Bounds.nanos(planned) - now >= Bounds.nanos(MIN_REMAINING_MS);
+            planned == 0 || granted.at() + Bounds.nanos(planned) - now >= Bounds.nanos(minimum);
         if (begun && remaining && granted.field(4).equals("1")) {
           candidates.add(worker);
         }

@@ -8,7 +8,9 @@ import org.apache.zookeeper.server.quorum.QuorumPeerMain;
  * A ZooKeeper server of the process fault suite, in a JVM of its own: ZooKeeper's {@code
  * QuorumPeerMain} on the generated config file given as the only argument (a standalone server, or
  * one of an ensemble), which exits as soon as its standard input closes, so that a server never
- * outlives the test process that started it. Started by {@link ZkServers}, never by hand.
+ * outlives the test process that started it. Started by {@link ZkServers}, never by hand; the suite
+ * that uses it runs with {@code mvn -B -q verify -pl recipes-test -Dtest='ProcessFault*'
+ * -Dsurefire.failIfNoSpecifiedTests=false} (see docs/fault-suite.md).
  */
 public final class ZkServerMain {
   private ZkServerMain() {}

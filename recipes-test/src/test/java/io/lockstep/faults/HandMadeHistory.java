@@ -97,8 +97,14 @@ final class HandMadeHistory {
     return this;
   }
 
-  HandMadeHistory node(String path, long session, long appearedMs, long vanishedMs) {
-    nodes.add(new NodeWatcher.Life(path, session, at(appearedMs), at(vanishedMs)));
+  /** A node seen from {@code appearedMs} to {@code lastSeenMs}, gone at the next poll. */
+  HandMadeHistory node(String path, long session, long appearedMs, long lastSeenMs) {
+    return node(path, session, appearedMs, lastSeenMs, lastSeenMs + NodeWatcher.POLL_MS);
+  }
+
+  HandMadeHistory node(
+      String path, long session, long appearedMs, long lastSeenMs, long vanishedMs) {
+    nodes.add(new NodeWatcher.Life(path, session, at(appearedMs), at(lastSeenMs), at(vanishedMs)));
     return this;
   }
 

@@ -312,6 +312,20 @@ class ProcessFaultCheckersTest {
   }
 
   @Test
+  void aNodeFirstSeenGoneAfterAnOutage_isNotBlamed_forTheOutage() {
+    String node = LOCK + "/_c_x-lock-0000000001";
+    Findings findings =
+        twoWorkers()
+            .want(1, 100)
+            .idle(1, 1_000)
+            .fault(FaultKind.SERVER_RESTART, null, -1, 1_010, 9_000, 0)
+            .node(node, 0x11, 200, 950, 9_100)
+            .nodes(0, 20_000);
+
+    assertThat(findings.violations()).isEmpty();
+  }
+
+  @Test
   void aNodeOfASessionItsWorkerLeftBehind_mustGoWithinTheBound() {
     String node = LOCK + "/_c_x-lock-0000000001";
     Findings findings =
