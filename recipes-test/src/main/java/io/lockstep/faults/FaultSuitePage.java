@@ -40,6 +40,7 @@ final class FaultSuitePage {
     FIGURES.put("holds whose client expired", "holds whose client expired the session");
     FIGURES.put("slowest LOST after a thaw or expiry (ms)", "slowest LOST after a thaw (ms)");
     FIGURES.put("longest wait outside faults (ms)", "longest wait for a lock outside faults (ms)");
+    FIGURES.put("longest wait after a fault (ms)", "longest wait for a lock after a fault (ms)");
     FIGURES.put(
         "longest node life after its owner let go, or the servers came back (ms)",
         "longest node life after its owner let go (ms)");
@@ -130,11 +131,7 @@ final class FaultSuitePage {
         });
     int violations = reports.stream().mapToInt(r -> r.findings().violations().size()).sum();
     md.append("\nViolations: ").append(violations).append(".\n");
-    reports.forEach(
-        r ->
-            r.findings().violations().stream()
-                .limit(20)
-                .forEach(v -> md.append("\n- ").append(r.name()).append(": ").append(v)));
+    list(md, reports, r -> r.findings().violations().stream().map(Object::toString).toList(), 20);
     List<String> missed = reports.stream().flatMap(r -> r.missed().stream()).toList();
     if (!missed.isEmpty()) {
       md.append("\nFaults that found no target: ").append(missed.size()).append(".\n");
@@ -142,13 +139,27 @@ final class FaultSuitePage {
     long notes = reports.stream().mapToLong(r -> r.findings().notes().size()).sum();
     if (notes > 0) {
       md.append("\nNotes (suspicious, not violations): ").append(notes).append(".\n");
-      reports.forEach(
-          r ->
-              r.findings().notes().stream()
-                  .limit(10)
-                  .forEach(n -> md.append("\n- ").append(r.name()).append(": ").append(n)));
+      list(md, reports, r -> r.findings().notes(), 10);
     }
-    md.append('\n');
     return md.toString();
+  }
+
+  /** A bulleted list of at most {@code limit} lines of each report, set off by blank lines. */
+  private static void list(
+      StringBuilder md,
+      List<RunReport> reports,
+      java.util.function.Function<RunReport, List<String>> lines,
+      int limit) {
+    StringBuilder items = new StringBuilder();
+    for (RunReport report : reports) {
+      lines.apply(report).stream()
+          .limit(limit)
+          .forEach(
+              line ->
+                  items.append("- ").append(report.name()).append(": ").append(line).append('\n'));
+    }
+    if (items.length() > 0) {
+      md.append('\n').append(items);
+    }
   }
 }

@@ -10,21 +10,24 @@ import java.util.Map;
  * The liveness checks of a run:
  *
  * <ol>
- *   <li><b>no waiter starved, every recipe recovers</b>: each time a thread wants its lock (from
- *       its {@code want} to its next {@code granted}; for an election, from entering the queue to
- *       being elected) it is granted within {@link Bounds#BOUND_MS} of the later of the moment it
- *       began to want and the last fault of its group before the grant ended. A fault of the
- *       servers ends when it is healed (thawed, restarted); a fault of another worker of the group
- *       ends, for the others, when it began: the server heals it by ending that worker's session,
- *       which must not block them longer than the session timeout; for the worker it hit, it ends
- *       when healed. The slowest such wait after each fault is that fault's recovery;
+ *   <li><b>every recipe recovers</b>: after each fault, no group it hit is stalled (a thread wants
+ *       the lock, no hold counts) longer than {@link Bounds#BOUND_MS}, from the fault's start for a
+ *       fault of one worker (the server heals it by ending that worker's session, which must not
+ *       block the others longer than the session timeout) or its heal for a fault of the servers
+ *       ({@link Stalls}); the longest such stall is the fault's recovery;
+ *   <li><b>no waiter starved</b>: each time a thread wants its lock (from its {@code want} to its
+ *       next {@code granted}; for an election, from entering the queue to being elected) it is
+ *       granted within the bound plus one hold of each other thread of its group (the queue ahead
+ *       of it drains in order), counted from the later of when it began to want and the end of the
+ *       last fault of its group: its heal for a fault of the servers or of the thread's own worker,
+ *       its start for a fault of another worker;
  *   <li><b>budgets</b>: every timed call (acquire, {@code tryAcquire}, {@code awaitLeadership})
  *       returned within its budget plus the library's grace plus the scheduling noise ({@link
  *       Bounds}), less any time its own process was frozen; every release (and step-down and
  *       election close) within the connection timeout plus grace plus noise.
  * </ol>
  *
- * <p>Both are checked from the moment every group has granted its lock once: the start of a dozen
+ * <p>All are checked from the moment every group has granted its lock once: the start of a dozen
  * JVMs, compiling and loading classes on two cores, is not measured.
  *
  * <p>A timed call that reported ZooKeeper unreachable although its connection stayed up throughout
@@ -34,31 +37,39 @@ final class LivenessChecks {
   private LivenessChecks() {}
 
   /** Runs the checks; returns each fault's recovery, in milliseconds. */
-  static Map<FaultRecord, Long> check(RunRecord record, Findings findings) {
+  static Map<FaultRecord, Long> check(HistoryReplay replay, Findings findings) {
+    RunRecord record = replay.record();
+    Stalls stalls = new Stalls(replay);
     Map<FaultRecord, Long> recoveries = new LinkedHashMap<>();
-    record.faults().forEach(f -> recoveries.put(f, 0L));
-    waits(record, findings, recoveries);
+    for (FaultRecord fault : record.faults()) {
+      long ms = stalls.recoveryMs(fault, record);
+      recoveries.put(fault, ms);
+      if (ms > Bounds.BOUND_MS) {
+        findings.violation(
+            "recovery",
+            fault.kind().label()
+                + " ("
+                + fault.target()
+                + "): a group was stalled "
+                + ms
+                + " ms after the fault, bound "
+                + Bounds.BOUND_MS
+                + " ms");
+      }
+    }
+    waits(record, findings);
     budgets(record, findings);
-    recoveries.forEach(
-        (fault, ms) -> {
-          if (ms > Bounds.BOUND_MS) {
-            findings.violation(
-                "recovery",
-                fault.kind().label()
-                    + " ("
-                    + fault.target()
-                    + "): a waiter was granted only "
-                    + ms
-                    + " ms after the fault, bound "
-                    + Bounds.BOUND_MS
-                    + " ms");
-          }
-        });
     return recoveries;
   }
 
-  private static void waits(
-      RunRecord record, Findings findings, Map<FaultRecord, Long> recoveries) {
+  /** The bound of one wait in {@code group}: the bound and one hold of each other thread. */
+  static long waitBoundMs(GroupSpec group) {
+    int threads = group.members().stream().mapToInt(GroupSpec.Member::threads).sum();
+    return Bounds.BOUND_MS
+        + (long) Math.max(0, threads - 1) * (group.pacing().holdMaxMs() + group.pacing().stepMs());
+  }
+
+  private static void waits(RunRecord record, Findings findings) {
     Map<String, List<Event>> byThread = new HashMap<>();
     for (Event event : record.events()) {
       if (event.type().equals("want") || event.type().equals("granted")) {
@@ -78,13 +89,13 @@ final class LivenessChecks {
               }
             } else {
               if (wantedSince >= 0) {
-                judge(record, findings, recoveries, group, thread, worker, wantedSince, event.at());
+                judge(record, findings, group, thread, worker, wantedSince, event.at());
               }
               wantedSince = -1;
             }
           }
           if (wantedSince >= 0 && death == null && wantedSince < record.end()) {
-            judge(record, findings, recoveries, group, thread, worker, wantedSince, record.end());
+            judge(record, findings, group, thread, worker, wantedSince, record.end());
           }
         });
   }
@@ -92,7 +103,6 @@ final class LivenessChecks {
   private static void judge(
       RunRecord record,
       Findings findings,
-      Map<FaultRecord, Long> recoveries,
       GroupSpec group,
       String thread,
       int worker,
@@ -100,25 +110,24 @@ final class LivenessChecks {
       long until) {
     long since = Math.max(from, record.start());
     FaultRecord cause = null; // the fault of the group that ended last before the grant
-    long causeEnd = Long.MIN_VALUE;
     for (FaultRecord fault : record.faults()) {
       if (!fault.affects(group.name()) || fault.start() >= until) {
         continue;
       }
       long over = effectiveEnd(fault, worker);
-      since = Math.max(since, over);
-      if (over < until && over > causeEnd) {
+      if (over > since) {
+        since = over;
         cause = fault;
-        causeEnd = over;
       }
     }
     long waitedMs = Math.round(Bounds.millis(Math.max(0, until - since)));
-    if (cause != null && from < causeEnd + Bounds.nanos(Bounds.BOUND_MS)) {
-      recoveries.merge(cause, waitedMs, Math::max);
-    } else {
+    if (cause == null) {
       findings.max("longest wait outside faults (ms)", waitedMs);
+    } else {
+      findings.max("longest wait after a fault (ms)", waitedMs);
     }
-    if (waitedMs > Bounds.BOUND_MS) {
+    long bound = waitBoundMs(group);
+    if (waitedMs > bound) {
       findings.violation(
           "no waiter starved",
           "worker "
@@ -133,7 +142,7 @@ final class LivenessChecks {
                   ? ""
                   : " after " + cause.kind().label() + " (" + cause.target() + ")")
               + ", bound "
-              + Bounds.BOUND_MS
+              + bound
               + " ms");
     }
   }

@@ -137,7 +137,7 @@ final class ProcessFaultRun implements AutoCloseable {
     hub.failures().forEach(f -> findings.violation("protocol", f));
     HistoryReplay replay = new HistoryReplay(record);
     SafetyChecks.check(replay, findings);
-    Map<FaultRecord, Long> recoveries = LivenessChecks.check(record, findings);
+    Map<FaultRecord, Long> recoveries = LivenessChecks.check(replay, findings);
     NodeChecks.check(record, findings);
     return new RunReport(
         config.name(),

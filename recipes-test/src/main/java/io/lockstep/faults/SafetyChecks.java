@@ -28,12 +28,20 @@ import java.util.TreeSet;
  *       of a later hold of its path (that hold was granted only once the writer's node was gone, so
  *       the writer's check must have failed; for a shared hold, a later exclusive one);
  *   <li><b>frozen holders</b>: every hold in progress when its process was frozen past its session
- *       is told {@code LOST} within the bound after the thaw, and never {@code HELD} again; every
- *       hold whose client expired its session is told {@code LOST} within the bound;
+ *       is told {@code LOST} within the bound after the thaw, and never {@code HELD} again (its
+ *       holder, having noticed the pause, waits for the verdict); every hold whose client expired
+ *       its session, and that was not released within {@value #EXPIRY_HEARD_MS} ms, is told {@code
+ *       LOST} within the bound;
  *   <li><b>worker errors</b>: no worker reported an unexpected exception.
  * </ol>
  */
 final class SafetyChecks {
+  /**
+   * A hold whose client expired its session and that lasted this much longer must have been told
+   * {@code LOST} (one that was released sooner may not have heard yet, and need not).
+   */
+  static final long EXPIRY_HEARD_MS = 1_000;
+
   private SafetyChecks() {}
 
   static void check(HistoryReplay replay, Findings findings) {
@@ -210,6 +218,16 @@ final class SafetyChecks {
                 && hold.grantedAt() < fault.start()
                 && (end == null || end > fault.started());
         if (!inProgress || toldLostBefore(replay, hold, fault.start())) {
+          continue;
+        }
+        boolean toldLost =
+            replay.statesOf(hold.key()).stream()
+                .anyMatch(e -> e.at() >= from && e.field(2).equals(LockState.LOST.name()));
+        if (expired
+            && !toldLost
+            && end != null
+            && end - fault.started() < Bounds.nanos(EXPIRY_HEARD_MS)) {
+          findings.increment("holds released before their client's expiry was heard");
           continue;
         }
         findings.increment(

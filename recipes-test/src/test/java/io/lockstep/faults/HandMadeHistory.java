@@ -128,7 +128,7 @@ final class HandMadeHistory {
 
   Findings liveness(long startMs, long endMs) {
     Findings findings = new Findings();
-    LivenessChecks.check(record(startMs, endMs), findings);
+    LivenessChecks.check(new HistoryReplay(record(startMs, endMs)), findings);
     return findings;
   }
 

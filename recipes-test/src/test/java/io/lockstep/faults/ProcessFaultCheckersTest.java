@@ -84,6 +84,27 @@ class ProcessFaultCheckersTest {
   }
 
   @Test
+  void aHoldWhoseClientExpiredItsSession_mustBeToldLost_unlessReleasedAtOnce() {
+    Findings untold =
+        twoWorkers()
+            .grant(1, 100, "1.a", 10, 0x11, PARTS)
+            .fault(FaultKind.CLIENT_EXPIRY, "g", 1, 200, 200, 0x11)
+            .end(1, 2_000, "1.a")
+            .safety(0, 5_000);
+    assertThat(untold.violations("frozen holder told LOST")).hasSize(1);
+
+    Findings releasedAtOnce =
+        twoWorkers()
+            .grant(1, 100, "1.a", 10, 0x11, PARTS)
+            .fault(FaultKind.CLIENT_EXPIRY, "g", 1, 200, 200, 0x11)
+            .end(1, 250, "1.a")
+            .safety(0, 5_000);
+    assertThat(releasedAtOnce.violations()).isEmpty();
+    assertThat(releasedAtOnce.figure("holds released before their client's expiry was heard"))
+        .isEqualTo(1);
+  }
+
+  @Test
   void aHolderNotFrozen_isNotExcused_whenItsSessionLivesOn() {
     Findings findings =
         twoWorkers()
@@ -227,7 +248,8 @@ class ProcessFaultCheckersTest {
             .liveness(0, 20_000);
     assertThat(starved.violations("no waiter starved")).hasSize(1);
 
-    Findings stillWaiting = twoWorkers().want(1, 1_000).liveness(0, 1_000 + Bounds.BOUND_MS + 500);
+    Findings stillWaiting =
+        twoWorkers().want(1, 1_000).liveness(0, 1_000 + Bounds.BOUND_MS + 1_000);
     assertThat(stillWaiting.violations("no waiter starved")).hasSize(1);
   }
 
@@ -246,10 +268,34 @@ class ProcessFaultCheckersTest {
         twoWorkers()
             .fault(FaultKind.FREEZE_HOLDER, "g", 2, 500, 6_000, 0x22)
             .want(1, 1_000)
-            .grant(1, 500 + Bounds.BOUND_MS + 700, "1.a", 10, 0x11, PARTS)
+            .grant(1, 1_000 + Bounds.BOUND_MS + 1_000, "1.a", 10, 0x11, PARTS)
             .liveness(0, 20_000);
     assertThat(behindAFrozenHolder.violations("no waiter starved")).hasSize(1);
     assertThat(behindAFrozenHolder.violations("recovery")).hasSize(1);
+  }
+
+  @Test
+  void aQueueDrainingInOrder_isNoStall_butALockHeldByNobodyWhileOthersWait_is() {
+    Findings draining =
+        twoWorkers()
+            .fault(FaultKind.KILL_HOLDER, "g", 3, 100, 100, 0x33)
+            .grant(2, 50, "2.a", 10, 0x22, PARTS)
+            .want(1, 200)
+            .end(2, 3_000, "2.a")
+            .grant(1, 3_001, "1.a", 20, 0x11, PARTS)
+            .end(1, 3_100, "1.a")
+            .liveness(0, 10_000);
+    assertThat(draining.violations("recovery")).isEmpty();
+
+    Findings stalled =
+        twoWorkers()
+            .fault(FaultKind.KILL_HOLDER, "g", 3, 100, 100, 0x33)
+            .grant(2, 50, "2.a", 10, 0x22, PARTS)
+            .want(1, 200)
+            .end(2, 300, "2.a")
+            .grant(1, 300 + Bounds.BOUND_MS + 300, "1.a", 20, 0x11, PARTS)
+            .liveness(0, 20_000);
+    assertThat(stalled.violations("recovery")).hasSize(1);
   }
 
   @Test
