@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockHold;
-import io.lockstep.recipes.locks.LockUnreachableException;
 import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
@@ -88,7 +87,7 @@ class LostCreateCleanupTest {
           thread.call(() -> lock.acquire(200, TimeUnit.MILLISECONDS));
       awaitCreateAppliedButUnanswered(admin, paths, session);
 
-      assertUnreachable(acquired); // the create's answer never came within the budget
+      assertTimedOut(acquired);
     }
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
@@ -232,7 +231,7 @@ class LostCreateCleanupTest {
       awaitCreateAppliedButUnanswered(admin, paths, session);
       CompletableFuture<LockHold> secondWaiting = second.acquireAsync().toCompletableFuture();
 
-      assertUnreachable(acquired); // the create's answer never came within the budget
+      assertTimedOut(acquired);
       LockHold hold = secondWaiting.get(30, TimeUnit.SECONDS);
       List<String> owned = nodesOwnedBy(admin, paths, session);
       assertThat(owned).as("our nodes once the second local waiter holds").hasSize(1);
@@ -249,15 +248,14 @@ class LostCreateCleanupTest {
   }
 
   /**
-   * A timed acquire whose create went unanswered for its whole budget ends "unreachable", not
-   * "busy": {@link LockUnreachableException}, the caller holding nothing.
+   * The create's answer never came within the budget, on a connection the client still believed
+   * alive: slow, not unreachable (see SlowIsNotUnreachableTest), so the acquire says "busy".
    */
-  private static void assertUnreachable(CompletableFuture<Boolean> acquired) {
+  private static void assertTimedOut(CompletableFuture<Boolean> acquired) {
     assertThat(acquired)
         .as("acquire with a 200 ms budget")
-        .failsWithin(Duration.ofSeconds(30))
-        .withThrowableOfType(ExecutionException.class)
-        .withCauseInstanceOf(LockUnreachableException.class);
+        .succeedsWithin(Duration.ofSeconds(30))
+        .isEqualTo(false);
   }
 
   private static void createDirectories(CuratorFramework admin, List<String> paths)

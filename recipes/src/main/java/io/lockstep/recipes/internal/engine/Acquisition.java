@@ -285,6 +285,11 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   }
 
   @Override
+  public boolean disconnectedSinceStart() {
+    return lifecycle.disconnectedSinceStart();
+  }
+
+  @Override
   public CompletableFuture<Void> cleanedUp() {
     return janitor.done();
   }

@@ -129,11 +129,16 @@ final class AcquisitionMachine {
     } else if (event instanceof StateEvent.OwnNodeReadFailed failed) {
       return phase == Phase.CONFIRMING ? notConfirmed(failed.failure()) : Step.IGNORE;
     } else if (event instanceof StateEvent.Reconnected reconnected) {
-      return phase.hasNodes() && reconnected.session() != owner
-          ? requeue("the session that enqueued it ended")
-          : Step.IGNORE;
+      if (phase.hasNodes()) {
+        return reconnected.session() != owner
+            ? requeue("the session that enqueued it ended", true)
+            : Step.IGNORE;
+      }
+      // A retry waiting out the policy's delay goes now: ZooKeeper is back, whatever the policy.
+      Step next = phase.isWaiting() ? enqueuing.due() : null;
+      return next == null ? Step.IGNORE : next;
     } else if (event instanceof StateEvent.SessionLost) {
-      return phase.hasNodes() ? requeue("the session was lost while waiting") : Step.IGNORE;
+      return phase.hasNodes() ? requeue("the session was lost while waiting", false) : Step.IGNORE;
     } else if (event instanceof StateEvent.Closed) {
       return closed();
     } else if (event instanceof StateEvent.Withdraw) {
@@ -243,7 +248,7 @@ final class AcquisitionMachine {
       return fail(driverFailure);
     }
     if (verdict.nodesMissing()) {
-      return requeue("our lock node disappeared while waiting");
+      return requeue("our lock node disappeared while waiting", false);
     }
     decidedAt = Math.max(decidedAt, zxid);
     if (verdict.holds()) {
@@ -263,7 +268,7 @@ final class AcquisitionMachine {
 
   private Step readFailed(Throwable failure) {
     return Retries.code(failure) == Code.SESSIONEXPIRED
-        ? requeue("the session expired while waiting")
+        ? requeue("the session expired while waiting", false)
         : fail(failure);
   }
 
@@ -289,14 +294,14 @@ final class AcquisitionMachine {
   /** Our node read before the grant: still ours, so we hold (and honour an early revocation). */
   private Step confirmed(StateEvent.OwnNodeRead read) {
     if (read.owner() != owner) {
-      return requeue("our lock node is no longer ours");
+      return requeue("our lock node is no longer ours", false);
     }
     return grant(read.revokeRequested(), read.connected(), true, false);
   }
 
   private Step notConfirmed(Throwable failure) {
     return Retries.code(failure) == Code.NONODE
-        ? requeue("our lock node disappeared while waiting")
+        ? requeue("our lock node disappeared while waiting", false)
         : readFailed(failure);
   }
 
@@ -358,8 +363,12 @@ final class AcquisitionMachine {
     return hold.grant(revoke);
   }
 
-  /** Our nodes were lost while waiting: enqueue again in a new epoch, as the policy allows. */
-  private Step requeue(String reason) {
+  /**
+   * Our nodes were lost while waiting: enqueue again in a new epoch, as the policy allows; after
+   * its delay, or at once when {@code connected} (a reconnect in a new session: ZooKeeper is back,
+   * so the policy decides whether, not how long after).
+   */
+  private Step requeue(String reason, boolean connected) {
     Cleanup cleanup = new Cleanup(nodes, waiting.takeWatch(), null, false, false);
     nodes = List.of();
     OptionalLong delay = retries.delayMillis(requeues++, startNanos);
@@ -370,7 +379,7 @@ final class AcquisitionMachine {
     enqueuing = new Enqueuing(epoch() + 1, retries, startNanos, protectionIds);
     enqueuing.createAfterDelay();
     phase = Phase.CREATING;
-    return new Step.Requeue(cleanup, epoch(), delay.getAsLong(), reason);
+    return new Step.Requeue(cleanup, epoch(), connected ? 0 : delay.getAsLong(), reason);
   }
 
   private Step fail(Throwable failure) {

@@ -26,6 +26,12 @@ public interface Attempt {
   /** Completes when the first try reached a verdict: what a zero budget waits for. */
   CompletableFuture<Void> decided();
 
+  /**
+   * Whether the client lost its connection (or closed) since this attempt began: with a first try
+   * that has no verdict yet, what tells an attempt kept from ZooKeeper from a slow one.
+   */
+  boolean disconnectedSinceStart();
+
   /** Completes when an attempt that ended without a grant has left nothing behind. */
   CompletableFuture<Void> cleanedUp();
 

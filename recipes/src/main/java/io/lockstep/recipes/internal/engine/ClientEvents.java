@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
@@ -57,6 +58,24 @@ final class ClientEvents {
   private final AtomicReference<CompletableFuture<Void>> disconnected =
       new AtomicReference<>(new CompletableFuture<>());
 
+  /**
+   * How many times the client lost its connection (SUSPENDED, READ_ONLY, LOST) or closed: an
+   * attempt compares it with its value at the start to know whether ZooKeeper was out of reach
+   * meanwhile.
+   */
+  private final AtomicLong disconnects = new AtomicLong();
+
+  /**
+   * Complete while the client is connected; after a disconnect, a new one that completes at the
+   * next (re)connection (or when the client closes). What a retry waiting out its delay also waits
+   * for: once ZooKeeper is back, it need not wait any longer.
+   */
+  private final AtomicReference<CompletableFuture<Void>> connectedAgain =
+      new AtomicReference<>(new CompletableFuture<>());
+
+  /** Whether the client has been connected at least once (its first connection is not pending). */
+  private volatile boolean connectedOnce;
+
   /** The last state Curator reported was READ_ONLY: connected, but no lock can be taken. */
   private volatile boolean readOnly;
 
@@ -68,6 +87,10 @@ final class ClientEvents {
     this.scheduler = scheduler;
     this.onClose = onClose;
     client.getConnectionStateListenable().addListener((c, s) -> changed(s));
+    connectedOnce = client.getZookeeperClient().isConnected(); // else CONNECTED is still to come
+    if (connectedOnce) {
+      connectedAgain.get().complete(null);
+    }
   }
 
   /** Registers a close listener, unless one is registered or the client cannot take one. */
@@ -138,6 +161,36 @@ final class ClientEvents {
     return next;
   }
 
+  /**
+   * Whether the client is started and waits for its first connection: ZooKeeper has not been
+   * reachable yet, but nothing says it is not (a timed call waits its grace for that connection).
+   */
+  boolean awaitingFirstConnection() {
+    return !connectedOnce && client.getState() == CuratorFrameworkState.STARTED && !isClosed();
+  }
+
+  private boolean isClosed() {
+    lock.lock();
+    try {
+      return closed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Completes when the client is connected: done now if it is (as far as Curator has told), else at
+   * the next connection or reconnection, or when the client closes.
+   */
+  CompletableFuture<Void> connection() {
+    return connectedAgain.get();
+  }
+
+  /** How many times the client lost its connection or closed, so far. */
+  long disconnects() {
+    return disconnects.get();
+  }
+
   /** Whether the client is connected to a server that takes writes, now. */
   boolean connected() {
     return client.getState() == CuratorFrameworkState.STARTED
@@ -162,12 +215,16 @@ final class ClientEvents {
       case SUSPENDED:
       case READ_ONLY:
         readOnly = state == ConnectionState.READ_ONLY;
+        disconnects.incrementAndGet();
+        awaitReconnect();
         disconnected.get().complete(null);
         List.copyOf(members).forEach(member -> member.heard(new StateEvent.Suspended()));
         break;
       case CONNECTED:
       case RECONNECTED:
         readOnly = false;
+        connectedOnce = true;
+        connectedAgain.get().complete(null);
         CompletableFuture<Void> last = disconnected.get();
         if (last.isDone()) {
           disconnected.compareAndSet(last, new CompletableFuture<>());
@@ -176,9 +233,19 @@ final class ClientEvents {
         List.copyOf(members).forEach(member -> member.heard(new StateEvent.Reconnected(session)));
         break;
       case LOST:
+        disconnects.incrementAndGet();
+        awaitReconnect();
         disconnected.get().complete(null);
         List.copyOf(members).forEach(member -> member.heard(new StateEvent.SessionLost()));
         break;
+    }
+  }
+
+  /** A disconnect: from now on, {@link #connection()} completes at the next (re)connection. */
+  private void awaitReconnect() {
+    CompletableFuture<Void> last = connectedAgain.get();
+    if (last.isDone()) {
+      connectedAgain.compareAndSet(last, new CompletableFuture<>());
     }
   }
 
@@ -195,7 +262,9 @@ final class ClientEvents {
     } finally {
       lock.unlock();
     }
+    disconnects.incrementAndGet();
     disconnected.get().complete(null);
+    connectedAgain.get().complete(null); // nothing to wait for: retries see the client closed
     onClose.run();
     toTell.forEach(member -> member.heard(new StateEvent.Closed()));
   }

@@ -30,6 +30,7 @@ public final class Lifecycle {
   private volatile RuntimeException failure;
   private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
   private volatile Consumer<LockState> changeHook; // told of the hold's changes, in order
+  private final long disconnectsAtStart; // the client's disconnects when the attempt began
 
   public Lifecycle(LockSettings settings) {
     this(settings, null);
@@ -40,6 +41,7 @@ public final class Lifecycle {
    */
   Lifecycle(LockSettings settings, Observation carried) {
     this.settings = settings;
+    this.disconnectsAtStart = settings.disconnects();
     this.notifier = new Notifier(settings.scheduler());
     this.telemetry =
         carried == null
@@ -61,6 +63,11 @@ public final class Lifecycle {
   /** Completes when the lock is held; fails with the failure, or when withdrawn. */
   public CompletableFuture<Void> grantedFuture() {
     return granted;
+  }
+
+  /** Whether the client lost its connection (or closed) since the attempt began. */
+  public boolean disconnectedSinceStart() {
+    return settings.disconnects() != disconnectsAtStart;
   }
 
   /** Completes when the first try reached a verdict: what a zero budget waits for. */

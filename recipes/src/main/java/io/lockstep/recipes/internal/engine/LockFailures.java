@@ -41,8 +41,8 @@ public final class LockFailures {
   }
 
   /**
-   * A timed attempt ran out of budget while the client had no connection, or before its first
-   * requests were answered.
+   * A timed attempt ran out of budget while the client had no connection, or after it lost its
+   * connection before the attempt reached the queue.
    */
   public static LockUnreachableException unreachable(String description, long budgetNanos) {
     return new LockUnreachableException(
@@ -50,8 +50,8 @@ public final class LockFailures {
             + description
             + ": ZooKeeper could not be reached within the "
             + Duration.ofNanos(budgetNanos).toMillis()
-            + " ms the acquire waited (no connection, or no answer to the attempt's first requests,"
-            + " when its budget ran out)",
+            + " ms the acquire waited (the client had no connection when its budget ran out, or"
+            + " lost it before the attempt reached the queue)",
         null);
   }
 

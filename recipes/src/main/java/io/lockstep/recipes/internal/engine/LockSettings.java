@@ -50,10 +50,12 @@ public final class LockSettings {
       Retries retries, ZkRequests zk, NodeCreates creates, NodeDeletes deletes) {
     static Requests of(CuratorFramework client, LockEngine engine) {
       Retries retries =
-          new Retries(() -> client.getZookeeperClient().getRetryPolicy(), engine.clock());
+          new Retries(
+              () -> client.getZookeeperClient().getRetryPolicy(),
+              engine.clock(),
+              engine.events()::connection);
       ZkRequests zk = new ZkRequests(client, retries, engine.scheduler());
-      return new Requests(
-          retries, zk, new NodeCreates(zk), new NodeDeletes(zk, engine.scheduler()));
+      return new Requests(retries, zk, new NodeCreates(zk), new NodeDeletes(zk));
     }
   }
 
@@ -158,6 +160,19 @@ public final class LockSettings {
    */
   public CompletableFuture<Void> unreachable() {
     return engine.events().unreachable();
+  }
+
+  /**
+   * Whether the client waits for its first connection (see {@code ClientEvents}): a timed call then
+   * waits its grace for it rather than calling ZooKeeper unreachable at once.
+   */
+  public boolean awaitingFirstConnection() {
+    return engine.events().awaitingFirstConnection();
+  }
+
+  /** How many times the client lost its connection or closed, so far (see {@code ClientEvents}). */
+  long disconnects() {
+    return engine.events().disconnects();
   }
 
   /** The client's connection timeout: how long a release waits for its delete while connected. */

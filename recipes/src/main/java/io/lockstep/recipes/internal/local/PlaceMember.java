@@ -60,6 +60,11 @@ final class PlaceMember implements Attempt {
   }
 
   @Override
+  public boolean disconnectedSinceStart() {
+    return lifecycle.disconnectedSinceStart();
+  }
+
+  @Override
   public CompletableFuture<Void> cleanedUp() {
     return record.cleaned;
   }

@@ -22,14 +22,19 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>When the budget runs out, the caller gets its answer within {@link #GRACE_NANOS}, whatever the
  * connection state: a first try that has not reached a verdict yet may finish within the grace (so
- * that a zero budget means "try once"), then the attempt is withdrawn (a grant that wins the race
- * is kept), then the caller waits, until the same end of the grace, for the withdrawn attempt to
- * leave nothing behind. If ZooKeeper cannot be reached (the client is not connected at the
- * deadline, or loses its connection during the grace), nothing is waited for: the attempt ends
- * {@link Ending#UNREACHABLE} at once; so does one whose first try got no answer within the budget
- * and the grace (a silent partition, which the client sees only at its read timeout). What is not
- * done by then goes on in the background (Curator's guaranteed delete, the sweep for a create whose
- * outcome is unknown), never in the caller's thread.
+ * that a zero budget means "try once", also on a client whose first connection completes within the
+ * grace; an attempt whose client lost its connection ends at once), then the attempt is withdrawn
+ * (a grant that wins the race is kept), then the caller waits, until the same end of the grace and
+ * while connected, for the withdrawn attempt to leave nothing behind. What is not done by then goes
+ * on in the background (Curator's guaranteed delete, the sweep for a create whose outcome is
+ * unknown), never in the caller's thread.
+ *
+ * <p>The attempt ends {@link Ending#UNREACHABLE} only when ZooKeeper really was out of reach: the
+ * client is not connected when the grace ends, or it lost its connection (or ZooKeeper's client
+ * declared it gone) during the attempt and the first try has no verdict. A live connection that
+ * answers slowly is load, not a partition: the attempt ends {@link Ending#TIMED_OUT}, as Curator's
+ * would. A silent partition therefore reads as slow until the client notices it (at its read
+ * timeout, two thirds of the session timeout), and as unreachable from then on.
  */
 final class Waits {
   private Waits() {}
@@ -50,26 +55,33 @@ final class Waits {
   }
 
   /**
-   * The budget ran out: the first try finishes (within the grace, while connected), the attempt is
-   * withdrawn, and its cleanup is awaited (until the end of the grace, while connected). Never
-   * blocks.
+   * The budget ran out: the first try finishes (within the grace, whatever the connection state),
+   * the attempt is withdrawn, and its cleanup is awaited (until the end of the grace, while
+   * connected). Never blocks.
    *
    * @return completes with how the attempt ended
    */
   static CompletableFuture<Ending> expire(Attempt attempt) {
     Scheduler scheduler = attempt.settings().scheduler();
-    CompletableFuture<Void> unreachable = attempt.settings().unreachable();
     long end = System.nanoTime() + GRACE_NANOS;
+    // A client that lost its connection ends at once; one that waits for its first connection, or
+    // is connected, gives the first try the grace.
+    CompletableFuture<Void> givenUp =
+        attempt.settings().awaitingFirstConnection() ? null : attempt.settings().unreachable();
     CompletableFuture<Ending> ending = new CompletableFuture<>();
     Callbacks.when(
-        within(attempt.decided(), unreachable, GRACE_NANOS, scheduler),
+        within(attempt.decided(), givenUp, GRACE_NANOS, scheduler),
         (v, f) -> {
           Ending as = withdraw(attempt);
           if (as == Ending.GRANTED) {
             ending.complete(as);
           } else {
             Callbacks.when(
-                within(attempt.cleanedUp(), unreachable, end - System.nanoTime(), scheduler),
+                within(
+                    attempt.cleanedUp(),
+                    attempt.settings().unreachable(),
+                    end - System.nanoTime(),
+                    scheduler),
                 (w, g) -> ending.complete(as));
           }
         });
@@ -187,11 +199,12 @@ final class Waits {
 
   /**
    * Whether an attempt whose budget ran out was cut off from ZooKeeper rather than kept waiting by
-   * a holder: the client has no connection, or its first try never got an answer (a silent
-   * partition looks connected until the client's read timeout).
+   * a holder or by a slow server: the client has no connection now, or it lost its connection since
+   * the attempt began and the first try never reached a verdict.
    */
   private static boolean cutOff(Attempt attempt) {
-    return attempt.settings().unreachable().isDone() || !attempt.decided().isDone();
+    return attempt.settings().unreachable().isDone()
+        || (attempt.disconnectedSinceStart() && !attempt.decided().isDone());
   }
 
   private static RuntimeException failed(Attempt attempt, ExecutionException e) {
@@ -210,20 +223,22 @@ final class Waits {
   }
 
   /**
-   * A future that completes with {@code future}, when {@code unreachable} completes, or after
-   * {@code nanos} at the latest.
+   * A future that completes with {@code future}, when {@code unreachable} (if not null) completes,
+   * or after {@code nanos} at the latest.
    */
   static CompletableFuture<Void> within(
       CompletableFuture<Void> future,
       CompletableFuture<Void> unreachable,
       long nanos,
       Scheduler scheduler) {
-    if (future.isDone() || unreachable.isDone() || nanos <= 0) {
+    if (future.isDone() || (unreachable != null && unreachable.isDone()) || nanos <= 0) {
       return CompletableFuture.completedFuture(null);
     }
     CompletableFuture<Void> bounded = new CompletableFuture<>();
     Callbacks.when(future, (v, f) -> bounded.complete(null));
-    Callbacks.when(unreachable, (v, f) -> bounded.complete(null));
+    if (unreachable != null) {
+      Callbacks.when(unreachable, (v, f) -> bounded.complete(null));
+    }
     scheduler.schedule(
         Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)), () -> bounded.complete(null));
     return bounded;

@@ -27,12 +27,10 @@ public final class NodeDeletes {
   private static final long MAX_SWEEP_PAUSE_MILLIS = 5_000;
 
   private final ZkRequests zk;
-  private final Scheduler scheduler;
   private final CuratorFramework client;
 
-  public NodeDeletes(ZkRequests zk, Scheduler scheduler) {
+  public NodeDeletes(ZkRequests zk) {
     this.zk = zk;
-    this.scheduler = scheduler;
     this.client = zk.client();
   }
 
@@ -125,8 +123,9 @@ public final class NodeDeletes {
         zk.children(lockPaths, null),
         (children, failure) -> {
           if (failure != null) {
+            // again after a pause, or as soon as the client is connected again if sooner
             long pause = Math.min(MAX_SWEEP_PAUSE_MILLIS, 250L << Math.min(round, 5));
-            scheduler.schedule(pause, () -> sweep(lockPaths, protectionId, round + 1, firstTry));
+            zk.later(pause, () -> sweep(lockPaths, protectionId, round + 1, firstTry));
             firstTry.complete(null);
             return;
           }

@@ -4,6 +4,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -12,19 +13,58 @@ import org.apache.zookeeper.KeeperException;
 
 /**
  * The client's {@link RetryPolicy}, asked without sleeping: the engine schedules the next attempt
- * instead of parking a thread. Time comes from the injected clock, so tests can drive it.
+ * instead of parking a thread. Time comes from the injected clock, so tests can drive it. A retry
+ * that waits out the policy's delay while the client is disconnected goes ahead as soon as the
+ * client is connected again: the policy decides whether to retry, never how long after ZooKeeper is
+ * back.
  */
 public final class Retries {
+  private static final CompletableFuture<Void> ALWAYS = CompletableFuture.completedFuture(null);
+
   private final Supplier<RetryPolicy> policy;
   private final LongSupplier nanoTime;
+  private final Supplier<CompletableFuture<Void>> connected;
 
   /**
    * @param policy the current retry policy (a Curator client's can be replaced at run time)
    * @param nanoTime the clock, as {@link System#nanoTime()}
    */
   public Retries(Supplier<RetryPolicy> policy, LongSupplier nanoTime) {
+    this(policy, nanoTime, () -> ALWAYS);
+  }
+
+  /**
+   * @param connected completes when the client is connected (at once if it is now): a retry that
+   *     waits out the policy's delay after a failure while disconnected goes ahead as soon as the
+   *     client is back, however long the delay (a policy's delays grow while ZooKeeper is away)
+   */
+  public Retries(
+      Supplier<RetryPolicy> policy,
+      LongSupplier nanoTime,
+      Supplier<CompletableFuture<Void>> connected) {
     this.policy = policy;
     this.nanoTime = nanoTime;
+    this.connected = connected;
+  }
+
+  /**
+   * Runs {@code task} once, after {@code delayMillis} or, if the client is not connected now, as
+   * soon as it is connected again, whichever comes first: a wait after a failure ends when
+   * ZooKeeper is back.
+   */
+  public void later(Scheduler scheduler, long delayMillis, Runnable task) {
+    AtomicBoolean due = new AtomicBoolean();
+    Runnable once =
+        () -> {
+          if (due.compareAndSet(false, true)) {
+            task.run();
+          }
+        };
+    CompletableFuture<Void> back = connected.get();
+    if (!back.isDone()) {
+      Callbacks.when(back, (v, f) -> scheduler.execute(once));
+    }
+    scheduler.schedule(delayMillis, once);
   }
 
   /** Now, on the injected clock, in nanoseconds. */
@@ -78,7 +118,8 @@ public final class Retries {
                   ? delayMillis(retryCount, startNanos)
                   : OptionalLong.empty();
           if (delay.isPresent()) {
-            scheduler.schedule(
+            later(
+                scheduler,
                 delay.getAsLong(),
                 () -> retry(attempt, scheduler, live, result, retryCount + 1, startNanos));
           } else {

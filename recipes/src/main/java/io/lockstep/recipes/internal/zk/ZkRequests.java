@@ -52,6 +52,14 @@ public final class ZkRequests {
     return client;
   }
 
+  /**
+   * Runs {@code task} once, after {@code delayMillis} or as soon as the client is connected again,
+   * whichever comes first (see {@link Retries#later}).
+   */
+  void later(long delayMillis, Runnable task) {
+    retries.later(scheduler, delayMillis, task);
+  }
+
   /** Whether the client is connected right now (as seen by ZooKeeper's own event thread). */
   public boolean isConnected() {
     return client.getZookeeperClient().isConnected();

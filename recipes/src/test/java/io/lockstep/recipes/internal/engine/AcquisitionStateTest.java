@@ -96,18 +96,18 @@ class AcquisitionStateTest {
    */
   private static final String TABLE =
       """
-      phase       CREATED            CREATE_EXPIRED    CREATE_LOST       CREATE_NONODE                   FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE  OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME  RECONNECTED_NEW   SESSION_LOST      CLOSED       WITHDRAW       RELEASE           EXPIRE
-      CREATING    ReadQueue/READING  Later/RECOVERING  Later/RECOVERING  CreateWithDirectories/CREATING  -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !                 -
-      RECOVERING  Tidy               -                 -                 -                               ReadQueue/READING  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 End/FAILED   End/WITHDRAWN  !                 -
-      READING     Tidy               -                 -                 -                               -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                 -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
-      WAITING     Tidy               -                 -                 -                               -                  -           -              -                  Both/HELD         -                   -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
-      CONFIRMING  Tidy               -                 -                 -                               -                  -           -              -                  -                 Grant/HELD          -              -                          -                    -               -                 Requeue/CREATING  Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
-      HELD        Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD       Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
-      AT_RISK     Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK    Notify/LOST       Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
-      LOST        Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              Release/RELEASED  -
-      RELEASED    Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              -                 -
-      WITHDRAWN   Tidy               Tidy              Tidy              Tidy                            -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              !                 -
-      FAILED      Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                 -                 -                 -            -              !                 -
+      phase       CREATED            CREATE_EXPIRED    CREATE_LOST       CREATE_NONODE                   FOUND_OURS         READ_HOLDS  READ_WAITS     FIRST_READ_FAILED  PREDECESSOR_GONE  OWN_NODE_CONFIRMED  OWN_NODE_GONE  QUEUE_CHANGED              OWN_NODE_WATCH_DUE   SUSPENDED       RECONNECTED_SAME        RECONNECTED_NEW         SESSION_LOST      CLOSED       WITHDRAW       RELEASE           EXPIRE
+      CREATING    ReadQueue/READING  Later/RECOVERING  Later/RECOVERING  CreateWithDirectories/CREATING  -                  -           -              -                  -                 -                   -              -                          -                    -               -                       -                       -                 End/FAILED   End/WITHDRAWN  !                 -
+      RECOVERING  Tidy               -                 -                 -                               ReadQueue/READING  -           -              -                  -                 -                   -              -                          -                    -               FindOwnNode/RECOVERING  FindOwnNode/RECOVERING  -                 End/FAILED   End/WITHDRAWN  !                 -
+      READING     Tidy               -                 -                 -                               -                  Grant/HELD  Watch/WAITING  ReadQueue/READING  -                 -                   -              -                          -                    -               -                       Requeue/CREATING        Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
+      WAITING     Tidy               -                 -                 -                               -                  -           -              -                  Both/HELD         -                   -              -                          -                    -               -                       Requeue/CREATING        Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
+      CONFIRMING  Tidy               -                 -                 -                               -                  -           -              -                  -                 Grant/HELD          -              -                          -                    -               -                       Requeue/CREATING        Requeue/CREATING  End/FAILED   End/WITHDRAWN  !                 -
+      HELD        Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   Notify/LOST    WatchOwnNodeLater/HELD     ReadOwnNode/HELD     Notify/AT_RISK  Verify/HELD             Notify/LOST             Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      AT_RISK     Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   Notify/LOST    WatchOwnNodeLater/AT_RISK  ReadOwnNode/AT_RISK  -               Verify/AT_RISK          Notify/LOST             Notify/LOST       Notify/LOST  -              Release/RELEASED  Both/LOST
+      LOST        Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                       -                       -                 -            -              Release/RELEASED  -
+      RELEASED    Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                       -                       -                 -            -              -                 -
+      WITHDRAWN   Tidy               Tidy              Tidy              Tidy                            -                  -           -              -                  -                 -                   -              -                          -                    -               -                       -                       -                 -            -              !                 -
+      FAILED      Tidy               -                 -                 -                               -                  -           -              -                  -                 -                   -              -                          -                    -               -                       -                       -                 -            -              !                 -
       """;
 
   static Stream<Arguments> cells() {
@@ -293,6 +293,27 @@ class AcquisitionStateTest {
     searching.on(new StateEvent.CreateFailed(0, new KeeperException.SessionExpiredException()));
     Step.End end = (Step.End) searching.on(new StateEvent.Withdraw());
     assertThat(end.cleanup().sweepId()).as("closed while searching").isEqualTo("id-1");
+  }
+
+  /**
+   * Issue 32, defect 2: whatever the policy's delay (its delays grow while ZooKeeper is away), an
+   * attempt waiting it out goes on as soon as the client reconnects; the delay's timer then finds
+   * nothing to do.
+   */
+  @Test
+  void aRetryWaitingOutItsDelay_goesAtOnceWhenTheClientReconnects() {
+    policy = new RetryNTimes(3, 60_000);
+    AcquisitionState state = inPhase(Phase.CREATING);
+    assertThat(
+            state.on(new StateEvent.CreateFailed(0, new KeeperException.ConnectionLossException())))
+        .isEqualTo(new Step.Later(0, 60_000));
+
+    assertThat(state.on(new StateEvent.Reconnected(SESSION)))
+        .isEqualTo(new Step.FindOwnNode(0, "id-1"));
+    assertThat(state.on(new StateEvent.RetryDue(0))).isEqualTo(Step.IGNORE);
+    assertThat(state.on(new StateEvent.Reconnected(SESSION)))
+        .as("nothing waits any more")
+        .isEqualTo(Step.IGNORE);
   }
 
   @Test
