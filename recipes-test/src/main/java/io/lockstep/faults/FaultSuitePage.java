@@ -37,7 +37,12 @@ final class FaultSuitePage {
     FIGURES.put("zookeeper writes unsure", "ZooKeeper: writes whose answer was lost");
     FIGURES.put("overlaps excused (holder told, or its session ended)", "overlaps excused");
     FIGURES.put("holds frozen past their session", "holds frozen past their session (told LOST)");
-    FIGURES.put("holds whose client expired", "holds whose client expired the session");
+    FIGURES.put("holds whose client expired", "holds whose client expired the session (told LOST)");
+    FIGURES.put(
+        "holds released before their client's expiry was heard",
+        "holds whose client expired the session, released before told");
+    FIGURES.put("queued waiters frozen", "waiters frozen with their node queued");
+    FIGURES.put("lingering places frozen", "lingering processes frozen with their node");
     FIGURES.put("slowest LOST after a thaw or expiry (ms)", "slowest LOST after a thaw (ms)");
     FIGURES.put("longest wait outside faults (ms)", "longest wait for a lock outside faults (ms)");
     FIGURES.put("longest wait after a fault (ms)", "longest wait for a lock after a fault (ms)");

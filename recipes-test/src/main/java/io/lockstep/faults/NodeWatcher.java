@@ -69,13 +69,23 @@ final class NodeWatcher implements AutoCloseable {
   }
 
   private void poll() {
+    var unused = readNow();
+  }
+
+  /**
+   * Reads the nodes now, from the first server that answers, and records what changed; the nodes by
+   * path with their owners, or the last poll's if no server answered.
+   */
+  Map<String, Long> readNow() {
     for (ZkServers.Server server : answering.get()) {
       String dump = ZkServers.fourLetter(server, "dump", 1_000);
       if (dump.contains("Sessions with Ephemerals")) {
-        update(parse(dump, prefix), System.nanoTime());
-        return;
+        Map<String, Long> nodes = parse(dump, prefix);
+        update(nodes, System.nanoTime());
+        return nodes;
       }
     }
+    return current();
   }
 
   /** The ephemeral nodes under {@code prefix} in a {@code dump} answer, with their owners. */

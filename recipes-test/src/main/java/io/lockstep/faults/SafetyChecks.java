@@ -54,6 +54,7 @@ final class SafetyChecks {
     replay.wrongRefusals().forEach(v -> findings.violation("store refusal", v));
     zooKeeperOrder(replay, findings);
     frozenHolders(replay, findings);
+    frozenNodes(replay.record(), findings);
     for (Event event : replay.record().events()) {
       if (event.type().equals("error")) {
         findings.violation(
@@ -233,6 +234,34 @@ final class SafetyChecks {
         findings.increment(
             frozenPast ? "holds frozen past their session" : "holds whose client expired");
         checkToldLost(replay, findings, fault, hold, from, frozenPast);
+      }
+    }
+  }
+
+  /**
+   * Counts the freezes of a waiter or a lingering process that froze a node of its session in its
+   * group's queue (the fault did what it aims at: the queue waits for that session's end).
+   */
+  static void frozenNodes(RunRecord record, Findings findings) {
+    for (FaultRecord fault : record.faults()) {
+      if (fault.kind() != FaultKind.FREEZE_WAITER && fault.kind() != FaultKind.FREEZE_LINGERER) {
+        continue;
+      }
+      GroupSpec group = record.groups().get(fault.group());
+      boolean queued =
+          record.nodes().stream()
+              .anyMatch(
+                  life ->
+                      life.session() == fault.session()
+                          && group.directories().stream()
+                              .anyMatch(d -> life.path().startsWith(d + "/"))
+                          && life.appeared() <= fault.start()
+                          && life.lastSeen() >= fault.started());
+      if (queued) {
+        findings.increment(
+            fault.kind() == FaultKind.FREEZE_WAITER
+                ? "queued waiters frozen"
+                : "lingering places frozen");
       }
     }
   }

@@ -14,7 +14,8 @@ import java.util.Map;
  *
  * <p>A fault's recovery is the longest stall of a group it hit, from the fault's start (a fault of
  * one worker: the server heals it by ending that worker's session) or its heal (a fault of the
- * servers), among the stalls under way within the bound after the heal.
+ * servers), among the stalls under way within the bound after the heal, up to the start of the
+ * group's next fault.
  */
 final class Stalls {
   private final Map<String, List<long[]>> byGroup = new HashMap<>();
@@ -39,7 +40,11 @@ final class Stalls {
     return byGroup.getOrDefault(group, List.of());
   }
 
-  /** The recovery of {@code fault}, in milliseconds. */
+  /**
+   * The recovery of {@code fault}, in milliseconds: the longest stall of a group it hit, under way
+   * within the bound after its heal, from the fault's start (one worker's fault) or heal (the
+   * servers'), up to the start of the group's next fault (which answers for what follows).
+   */
   long recoveryMs(FaultRecord fault, RunRecord record) {
     long from = fault.processFault() ? fault.start() : fault.heal();
     long until = fault.heal() + Bounds.nanos(Bounds.BOUND_MS);
@@ -48,9 +53,15 @@ final class Stalls {
       if (!fault.affects(group)) {
         continue;
       }
+      long next = Long.MAX_VALUE;
+      for (FaultRecord other : record.faults()) {
+        if (other != fault && other.affects(group) && other.start() > from) {
+          next = Math.min(next, other.start());
+        }
+      }
       for (long[] stall : of(group)) {
-        if (stall[1] > from && stall[0] < until) {
-          longest = Math.max(longest, stall[1] - Math.max(stall[0], from));
+        if (stall[1] > from && stall[0] < Math.min(until, next)) {
+          longest = Math.max(longest, Math.min(stall[1], next) - Math.max(stall[0], from));
         }
       }
     }

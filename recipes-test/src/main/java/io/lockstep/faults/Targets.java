@@ -10,7 +10,7 @@ import java.util.Random;
 /**
  * Finds, while the run goes on, the worker a process fault aims at: one that holds, the one whose
  * node waits right behind a holder's, one that lingers, the election's leader. From the workers'
- * events (what each holds and wants now) and the latest look at the lock directories.
+ * events (what each holds and wants now) and a fresh look at the lock directories.
  */
 final class Targets {
   /**
@@ -100,7 +100,7 @@ final class Targets {
   /** The nodes of {@code directory}, in queue order (by their sequence suffix), with owners. */
   private List<Map.Entry<String, Long>> queue(String directory) {
     List<Map.Entry<String, Long>> nodes = new ArrayList<>();
-    for (Map.Entry<String, Long> node : watcher.current().entrySet()) {
+    for (Map.Entry<String, Long> node : watcher.readNow().entrySet()) {
       if (node.getKey().startsWith(directory + "/")
           && node.getKey().indexOf('/', directory.length() + 1) < 0) {
         nodes.add(node);

@@ -296,6 +296,17 @@ class ProcessFaultCheckersTest {
             .grant(1, 300 + Bounds.BOUND_MS + 300, "1.a", 20, 0x11, PARTS)
             .liveness(0, 20_000);
     assertThat(stalled.violations("recovery")).hasSize(1);
+
+    Findings stalledByTheNextFault =
+        twoWorkers()
+            .fault(FaultKind.KILL_HOLDER, "g", 3, 100, 100, 0x33)
+            .grant(2, 50, "2.a", 10, 0x22, PARTS)
+            .want(1, 200)
+            .end(2, 300, "2.a")
+            .fault(FaultKind.FREEZE_SERVER, null, -1, 400, 5_000, 0)
+            .grant(1, 300 + Bounds.BOUND_MS + 300, "1.a", 20, 0x11, PARTS)
+            .liveness(0, 20_000);
+    assertThat(stalledByTheNextFault.violations("recovery")).isEmpty();
   }
 
   @Test

@@ -48,7 +48,17 @@ class ProcessFaultShortRunTest {
     assertThat(report.findings().figure("holds frozen past their session"))
         .as("holds in progress when their process was frozen (the holder's, the leader's)")
         .isGreaterThanOrEqualTo(2);
-    assertThat(report.findings().figure("holds whose client expired")).isPositive();
+    assertThat(
+            report.findings().figure("holds whose client expired")
+                + report.findings().figure("holds released before their client's expiry was heard"))
+        .as("holds in progress when their client expired its session")
+        .isPositive();
+    assertThat(report.findings().figure("queued waiters frozen"))
+        .as("the waiter's node was in the queue when it froze")
+        .isEqualTo(1);
+    assertThat(report.findings().figure("lingering places frozen"))
+        .as("the lingering process still had its node when it froze")
+        .isEqualTo(1);
   }
 
   @Test
