@@ -1,7 +1,6 @@
 package io.lockstep.faults;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The child JVMs of a run (servers and workers): started on the test's own class path, each with
  * its output in a log file of its own, frozen and thawed by pid ({@code kill -STOP}, {@code kill
- * -CONT}), killed. {@link #close()} ends every one still alive, thawing it first (a frozen process
- * cannot act on a signal but the kill), also when the run failed; a shutdown hook does the same if
- * the test JVM itself is told to exit.
+ * -CONT}, through {@link Signals}), killed. {@link #close()} ends every one still alive, thawing it
+ * first (a frozen process cannot act on a signal but the kill), also when the run failed; a
+ * shutdown hook does the same if the test JVM itself is told to exit.
  */
 final class ChildProcesses implements AutoCloseable {
   /** A started child JVM. */
@@ -29,11 +28,13 @@ final class ChildProcesses implements AutoCloseable {
   }
 
   private final Path logs;
+  private final Signals signals;
   private final List<Child> children = new CopyOnWriteArrayList<>();
   private final Thread hook = new Thread(this::endAll, "process-faults-cleanup");
 
   ChildProcesses(Path logs) throws IOException {
     this.logs = Files.createDirectories(logs);
+    this.signals = new Signals();
     Runtime.getRuntime().addShutdownHook(hook);
   }
 
@@ -89,18 +90,8 @@ final class ChildProcesses implements AutoCloseable {
     return List.copyOf(children);
   }
 
-  private static void signal(String signal, Child child) {
-    try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(child.pid())).start();
-      if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-        throw new IllegalStateException("kill -" + signal + " " + child + " failed");
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+  private void signal(String signal, Child child) {
+    signals.send(signal, child.pid());
   }
 
   /** Ends every child still alive: thawed, then killed. */
@@ -128,6 +119,7 @@ final class ChildProcesses implements AutoCloseable {
   @Override
   public void close() {
     endAll();
+    signals.close();
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
     } catch (IllegalStateException shuttingDown) {

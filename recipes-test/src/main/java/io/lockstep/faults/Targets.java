@@ -86,13 +86,19 @@ final class Targets {
     return Optional.empty();
   }
 
-  /** A worker that wants and holds nothing but has a node in the group's directory. */
+  /**
+   * A worker that wants and holds nothing but has a node in the group's directory, while every
+   * other worker of the group wants nothing either (one that queued would take the place back at
+   * once; one that wants it after the freeze finds it kept by a frozen process).
+   */
   private Optional<Workers.Worker> lingerer(GroupSpec group) {
+    List<Workers.Worker> members = workers.available(group.name());
+    if (!members.stream().allMatch(w -> history.live(w.number()).idle())) {
+      return Optional.empty();
+    }
     List<Workers.Worker> candidates = new ArrayList<>();
     for (Map.Entry<String, Long> node : queue(group.directories().get(0))) {
-      owner(group, node.getValue())
-          .filter(worker -> history.live(worker.number()).idle())
-          .ifPresent(candidates::add);
+      owner(group, node.getValue()).ifPresent(candidates::add);
     }
     return pick(candidates);
   }
