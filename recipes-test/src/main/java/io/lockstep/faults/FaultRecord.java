@@ -30,11 +30,6 @@ record FaultRecord(
     return worker >= 0;
   }
 
-  /** Whether the fault was active at {@code nanos}. */
-  boolean activeAt(long nanos) {
-    return nanos - start >= 0 && heal - nanos >= 0;
-  }
-
   /** Whether it hit {@code group}: its own group, or every group for a fault of the servers. */
   boolean affects(String someGroup) {
     return group == null || group.equals(someGroup);

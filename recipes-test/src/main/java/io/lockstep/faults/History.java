@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -137,15 +136,5 @@ final class History {
   /** Every fault so far, in the order injected. */
   List<FaultRecord> faults() {
     return List.copyOf(faults);
-  }
-
-  /** The worker whose session is {@code session}, as reported, if any. */
-  Optional<Integer> workerOfSession(long session) {
-    for (Event event : events) {
-      if (event.type().equals("session") && Long.parseUnsignedLong(event.field(0), 16) == session) {
-        return Optional.of(event.worker());
-      }
-    }
-    return Optional.empty();
   }
 }

@@ -109,14 +109,16 @@ final class LivenessChecks {
       long from,
       long until) {
     long since = Math.max(from, record.start());
-    FaultRecord cause = null; // the fault of the group that ended last before the grant
+    FaultRecord cause =
+        null; // the group's last fault that ended before the grant, or not long before the wait
     for (FaultRecord fault : record.faults()) {
       if (!fault.affects(group.name()) || fault.start() >= until) {
         continue;
       }
       long over = effectiveEnd(fault, worker);
-      if (over > since) {
-        since = over;
+      since = Math.max(since, over);
+      if (over > from - Bounds.nanos(Bounds.BOUND_MS)
+          && (cause == null || over > effectiveEnd(cause, worker))) {
         cause = fault;
       }
     }

@@ -65,6 +65,7 @@ final class ProcessFaultRun implements AutoCloseable {
   private final History history = new History();
   private final Map<String, GroupSpec> groups = new LinkedHashMap<>();
   private final Set<Integer> unavailableServers = ConcurrentHashMap.newKeySet();
+  // Made by run(), on the test's thread, and closed by close() on the same thread.
   private ChildProcesses children;
   private ZkServers servers;
   private Hub hub;

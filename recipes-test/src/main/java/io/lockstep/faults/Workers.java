@@ -115,10 +115,6 @@ final class Workers {
     return all().stream().filter(w -> !deaths.containsKey(w.number())).toList();
   }
 
-  Worker get(int number) {
-    return workers.get(number);
-  }
-
   void frozen(int number, boolean isFrozen) {
     if (isFrozen) {
       frozen.add(number);
