@@ -200,8 +200,9 @@ public final class LockInspector {
    * protected name, {@code _c_<uuid>-...}) or the semaphore layout ({@code leases} and {@code
    * locks}); each is read as {@link #inspect(String)} reads it. The walk descends into every child
    * that is not a participant (nested lock directories, the keys of a {@link KeyedLocks}), skips
-   * {@code /zookeeper}, and reads the children of at most {@link #MAX_TREE_NODES} nodes. Lock
-   * directories with nobody in them are not listed. A root that does not exist has no locks.
+   * ZooKeeper's own {@code /zookeeper} tree (not a client's {@code /zookeeper} under its chroot or
+   * namespace), and reads the children of at most {@link #MAX_TREE_NODES} nodes. Lock directories
+   * with nobody in them are not listed. A root that does not exist has no locks.
    *
    * @param root the path to walk from, {@code "/"} for the whole tree
    * @return the locks with at least one holder or waiter, in path order (depth first)
@@ -253,12 +254,27 @@ public final class LockInspector {
       children.sort(Comparator.reverseOrder()); // popped in order
       for (String child : children) {
         String next = ZKPaths.makePath(path, child);
-        if (!next.equals("/zookeeper")) {
+        if (!next.equals("/zookeeper") || !isZooKeepersOwn(next)) {
           pending.push(next);
         }
       }
     }
     return new Tree(root, locks, pending.isEmpty());
+  }
+
+  /**
+   * Whether the client's {@code /zookeeper} is ZooKeeper's own tree, which the server makes when it
+   * starts (so no transaction created it: its czxid is 0), rather than a node of the client's own:
+   * under a chroot or a namespace, {@code /zookeeper} is a path like any other.
+   */
+  private boolean isZooKeepersOwn(String path) {
+    Stat stat;
+    try {
+      stat = client.checkExists().forPath(path);
+    } catch (Exception e) {
+      throw failure(path, e);
+    }
+    return stat == null || stat.getCzxid() == 0;
   }
 
   /**

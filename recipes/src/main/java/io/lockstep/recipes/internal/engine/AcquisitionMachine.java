@@ -241,6 +241,17 @@ final class AcquisitionMachine {
    */
   private Step judged(
       List<List<String>> children, boolean connected, long zxid, boolean watched, boolean armed) {
+    List<String> duplicates = QueueJudge.duplicates(slots, nodes, children);
+    Step next = verdict(children, connected, zxid, watched, armed);
+    // A create of ours that stands twice (see QueueJudge.duplicates) would block the queue until
+    // its session ends: it goes, whatever the verdict (watching it, we hear it go).
+    return duplicates.isEmpty()
+        ? next
+        : new Step.Both(new Step.Tidy(Cleanup.nodes(duplicates), false), next);
+  }
+
+  private Step verdict(
+      List<List<String>> children, boolean connected, long zxid, boolean watched, boolean armed) {
     QueueJudge.Verdict verdict;
     try {
       verdict = QueueJudge.judge(slots, nodes, children);

@@ -55,9 +55,9 @@ final class Waits {
   }
 
   /**
-   * The budget ran out: the first try finishes (within the grace, whatever the connection state),
-   * the attempt is withdrawn, and its cleanup is awaited (until the end of the grace, while
-   * connected). Never blocks.
+   * The budget ran out: the first try finishes (within the grace, while the client is connected or
+   * waits for its first connection), the attempt is withdrawn, and its cleanup is awaited (until
+   * the end of the grace, while connected). Never blocks.
    *
    * @return completes with how the attempt ended
    */

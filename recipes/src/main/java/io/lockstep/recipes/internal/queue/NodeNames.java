@@ -9,6 +9,9 @@ import java.util.UUID;
 public final class NodeNames {
   private static final String PROTECTED_MARKER = "_c_";
 
+  /** A protection id is a UUID's text: 36 characters. */
+  private static final int PROTECTION_ID_LENGTH = 36;
+
   private NodeNames() {}
 
   /** A fresh protection id. */
@@ -24,6 +27,19 @@ public final class NodeNames {
    */
   public static boolean isLockNode(String name) {
     return name.startsWith(PROTECTED_MARKER);
+  }
+
+  /**
+   * The start of a protected node's name, {@code _c_<uuid>-}, shared by every node created with its
+   * protection id; null if {@code nodeName} is not protected.
+   */
+  public static String prefixOf(String nodeName) {
+    int end = PROTECTED_MARKER.length() + PROTECTION_ID_LENGTH + 1;
+    return nodeName.startsWith(PROTECTED_MARKER)
+            && nodeName.length() > end
+            && nodeName.charAt(end - 1) == '-'
+        ? nodeName.substring(0, end)
+        : null;
   }
 
   /** The start of every node name created with the given protection id. */

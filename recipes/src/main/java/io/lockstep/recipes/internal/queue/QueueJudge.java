@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.queue;
 
 import io.lockstep.recipes.locks.LockDecision;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.utils.ZKPaths;
 
@@ -29,6 +30,36 @@ public final class QueueJudge {
     public boolean holds() {
       return !nodesMissing && watchPath == null;
     }
+  }
+
+  /**
+   * Other nodes than ours that carry our protection id, in one reading of the queues: a create of
+   * ours that stands twice, found by no search (its answer lost, then searched for on a server that
+   * had not seen it yet, or answered SESSIONEXPIRED under a session the server kept). Protection
+   * ids are drawn afresh for every attempt, so such a node is no one else's; left alone, it would
+   * stay in the queue, perhaps ahead of us, until its session ends.
+   *
+   * @return their full paths, in slot order; empty almost always
+   */
+  public static List<String> duplicates(
+      List<Slot> slots, List<String> ourNodes, List<List<String>> children) {
+    List<String> duplicates = List.of();
+    for (int i = 0; i < slots.size() && i < ourNodes.size(); i++) {
+      String ours = ZKPaths.getNodeFromPath(ourNodes.get(i));
+      String prefix = NodeNames.prefixOf(ours);
+      if (prefix == null) {
+        continue;
+      }
+      for (String name : children.get(i)) {
+        if (name.startsWith(prefix) && !name.equals(ours)) {
+          if (duplicates.isEmpty()) {
+            duplicates = new ArrayList<>();
+          }
+          duplicates.add(ZKPaths.makePath(slots.get(i).path(), name));
+        }
+      }
+    }
+    return duplicates;
   }
 
   /**

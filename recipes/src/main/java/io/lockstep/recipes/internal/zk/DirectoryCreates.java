@@ -43,11 +43,13 @@ final class DirectoryCreates {
    * both exist afterwards or neither, so no lock directory is ever left that never had a child,
    * which the server would keep forever by default: not when the attempt is withdrawn meanwhile,
    * nor when the session ends or the process dies between two requests. When the directory's parent
-   * is missing too, the multi is sent again with it (and so on up); when a directory turns out to
-   * exist (another lock made it meanwhile), it is sent again without it. At most {@link
-   * #MAX_ROUNDS} sends; the last failure then fails the future (NoNode when the server keeps
-   * reaping the parents). Sent once per round, never retried on a lost answer: the caller finds out
-   * what happened, as for {@link NodeCreates#create}.
+   * is missing too, the multi is sent again with it (and so on up, the client's namespace nodes
+   * included: Curator makes them, as containers, only when the client first uses them, and the
+   * server reaps them once empty); when a directory turns out to exist (another lock made it
+   * meanwhile), it is sent again without it. At most {@link #MAX_ROUNDS} sends; the last failure
+   * then fails the future (NoNode when the server keeps reaping the parents). Sent once per round,
+   * never retried on a lost answer: the caller finds out what happened, as for {@link
+   * NodeCreates#create}.
    *
    * <p>The directories' creates are Curator's, resolved through its builder, so the client's
    * namespace and ACLs apply; the lock directory's create is validated against the client's {@code
@@ -78,8 +80,9 @@ final class DirectoryCreates {
       for (int i = 0; i < slots.size(); i++) {
         Slot slot = slots.get(i);
         firstDirectory[i] = ops.size();
-        for (String directory : directories(slot.path(), levels[i])) {
-          ops.add(containerOp(directory, directory.equals(slot.path())));
+        String lockDirectory = requests.toZk(slot.path());
+        for (String directory : directories(lockDirectory, levels[i])) {
+          ops.add(containerOp(directory, directory.equals(lockDirectory)));
         }
         creates.addNodeOps(slot, protectionId, ops, nodeOps);
       }
@@ -108,7 +111,7 @@ final class DirectoryCreates {
    *
    * @return whether to send again
    */
-  private static boolean adjust(
+  private boolean adjust(
       List<Slot> slots,
       int[] levels,
       int[] firstDirectory,
@@ -128,7 +131,7 @@ final class DirectoryCreates {
         }
         if (code == Code.NONODE.intValue()
             && position == 0
-            && levels[i] < depth(slots.get(i).path())) {
+            && levels[i] < depth(requests.toZk(slots.get(i).path()))) {
           levels[i]++; // its parent is missing too
           return true;
         }
@@ -158,7 +161,10 @@ final class DirectoryCreates {
     return -1;
   }
 
-  /** The top {@code levels} directories ending at {@code path}, from the top down. */
+  /**
+   * The top {@code levels} directories ending at {@code path}, a ZooKeeper path (the namespace
+   * included), from the top down.
+   */
   private static List<String> directories(String path, int levels) {
     List<String> directories = new ArrayList<>(levels);
     String directory = path;
@@ -174,9 +180,18 @@ final class DirectoryCreates {
     return ZKPaths.split(path).size();
   }
 
-  /** The create op of a container directory, the lock directory's validated by the schema. */
-  private Op containerOp(String path, boolean lockDirectory) throws Exception {
-    CreateRequest request = resolveContainer(path);
+  /**
+   * The create op of the container directory {@code zkPath}, the lock directory's validated by the
+   * schema. Resolved through Curator's create builder, so the client's namespace and ACLs apply;
+   * the client's namespace node, and any node above it, through a facade without namespace, so that
+   * it gets the ACL Curator gives it when it first uses the namespace (its ACL provider's, for its
+   * full path). The server reaps an empty namespace container like any other, so a lock may have to
+   * make it again.
+   */
+  private Op containerOp(String zkPath, boolean lockDirectory) throws Exception {
+    boolean ours = inNamespace(zkPath);
+    String path = ours ? requests.toClient(zkPath) : zkPath;
+    CreateRequest request = resolveContainer(ours ? client : client.usingNamespace(null), path);
     if (lockDirectory) {
       client
           .getSchemaSet()
@@ -189,10 +204,19 @@ final class DirectoryCreates {
         CreateOptions.newBuilder(request.getAcl(), CreateMode.CONTAINER).build());
   }
 
-  /** The create request {@code client} would send for the container {@code path}, no data. */
-  private CreateRequest resolveContainer(String path) throws Exception {
+  /** Whether {@code zkPath} is below the client's namespace node (any path, without one). */
+  private boolean inNamespace(String zkPath) {
+    String namespace = client.getNamespace();
+    return namespace == null
+        || namespace.isEmpty()
+        || zkPath.startsWith(ZKPaths.makePath("/", namespace) + "/");
+  }
+
+  /** The create request {@code via} would send for the container {@code path}, no data. */
+  private static CreateRequest resolveContainer(CuratorFramework via, String path)
+      throws Exception {
     CuratorOp op =
-        client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path, NO_DATA);
+        via.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path, NO_DATA);
     return (CreateRequest) op.get().toRequestRecord();
   }
 }

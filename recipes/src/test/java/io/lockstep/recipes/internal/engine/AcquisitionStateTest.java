@@ -316,6 +316,29 @@ class AcquisitionStateTest {
         .isEqualTo(Step.IGNORE);
   }
 
+  /**
+   * A create of ours that stands twice (its answer lost, searched for on a server that had not seen
+   * it yet, then sent again) is deleted by the first read that shows it, whatever the verdict: here
+   * it sorts ahead of us, so we watch it and hear it go.
+   */
+  @Test
+  void aReadShowingAnotherNodeWithOurProtectionId_deletesIt() {
+    String id = "0b4cf1de-6f3a-4a3e-9a9e-1d2c3b4a5f60";
+    String ghost = "_c_" + id + "-lock-0000000001";
+    String ours = "_c_" + id + "-lock-0000000002";
+    AcquisitionState state = newState(false);
+    state.start();
+    state.on(new StateEvent.Created(0, List.of(PATH + "/" + ours), 17, SESSION));
+
+    Step step = state.on(new StateEvent.QueueRead(0, List.of(List.of(ghost, ours)), true, 17));
+
+    assertThat(step).isInstanceOf(Step.Both.class);
+    assertThat(((Step.Both) step).first())
+        .isEqualTo(new Step.Tidy(Step.Cleanup.nodes(List.of(PATH + "/" + ghost)), false));
+    assertThat(((Step.Both) step).second()).isInstanceOf(Step.Watch.class);
+    assertThat(state.view().phase()).isEqualTo(Phase.WAITING);
+  }
+
   @Test
   void aNodeOfAnotherSession_foundAfterALostAnswer_isDeletedAndANewIdUsed() {
     AcquisitionState state = inPhase(Phase.RECOVERING);

@@ -168,4 +168,31 @@ class QueueJudgeTest {
         .isEqualTo(QueueJudge.Verdict.HOLD);
     assertThat(QueueOrder.lockNodes(mutexQueue)).containsExactly(M1);
   }
+
+  @Test
+  void duplicates_areOtherNodesWithOurProtectionId_inEachQueue() {
+    String id = "0b4cf1de-6f3a-4a3e-9a9e-1d2c3b4a5f60";
+    String ghost = "_c_" + id + "-lock-0000000001";
+    String ours = "_c_" + id + "-lock-0000000004";
+    Slot other = Slot.of("/n", LockDriver.mutex(), null);
+    assertThat(
+            QueueJudge.duplicates(
+                List.of(MUTEX, other),
+                List.of("/m/" + ours, "/n/" + ours),
+                List.of(List.of(ghost, M2, ours), List.of(ours, M3))))
+        .containsExactly("/m/" + ghost);
+    assertThat(
+            QueueJudge.duplicates(
+                List.of(MUTEX), List.of("/m/" + ours), List.of(List.of(M1, ours, M3))))
+        .isEmpty();
+  }
+
+  @Test
+  void prefixOf_isTheProtectedPartOfAName_orNull() {
+    String id = "0b4cf1de-6f3a-4a3e-9a9e-1d2c3b4a5f60";
+    assertThat(NodeNames.prefixOf("_c_" + id + "-__READ__0000000007"))
+        .isEqualTo(NodeNames.prefix(id));
+    assertThat(NodeNames.prefixOf("lock-0000000007")).isNull();
+    assertThat(NodeNames.prefixOf("_c_short-lock-0000000007")).isNull();
+  }
 }
