@@ -21,9 +21,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A worker's participant in the group's {@link LeaderElection}, for the worker's whole life. It
  * waits for leadership in rounds of {@code awaitLeadership(250 ms)}; while it leads it writes under
- * its epoch, and after a random term it steps down ({@link Leadership#close()}), so leadership
- * moves. Each leadership is a hold in the events: {@code granted} on {@code elected}, {@code state}
- * on {@code atRisk}, {@code restored} and a {@code lost} that was a loss, {@code end} when it ends.
+ * its epoch, and after a random term (chosen when elected, and reported with the grant) it steps
+ * down ({@link Leadership#close()}), so leadership moves. Each leadership is a hold in the events:
+ * {@code granted} on {@code elected}, {@code state} on {@code atRisk}, {@code restored} and a
+ * {@code lost} that was a loss, {@code end} when it ends.
  */
 final class LeaderRole implements Runnable, LeadershipListener {
   static final String THREAD = "L";
@@ -33,13 +34,15 @@ final class LeaderRole implements Runnable, LeadershipListener {
   private static final class Term implements HoldState {
     final String holdKey;
     final long epoch;
+    final int plannedMs;
     volatile LockState last = LockState.HELD;
     volatile long restoredAt = Long.MIN_VALUE;
     final AtomicBoolean ended = new AtomicBoolean();
 
-    Term(String holdKey, long epoch) {
+    Term(String holdKey, long epoch, int plannedMs) {
       this.holdKey = holdKey;
       this.epoch = epoch;
+      this.plannedMs = plannedMs;
     }
 
     @Override
@@ -119,7 +122,7 @@ final class LeaderRole implements Runnable, LeadershipListener {
     if (term.epoch != 0) {
       loop.hold(
           term.holdKey,
-          context.spec.pacing().hold(random),
+          term.plannedMs,
           () ->
               context.writes.write(
                   THREAD, term.holdKey, targets, term.epoch, leadership::ownershipChecks),
@@ -156,6 +159,7 @@ final class LeaderRole implements Runnable, LeadershipListener {
     }
     long session = Sessions.id(context.client);
     boolean counting = epoch != 0 && session != 0 && leadership.state() == LockState.HELD;
+    int planned = context.spec.pacing().hold(random);
     context.events.send(
         "granted",
         THREAD,
@@ -163,10 +167,10 @@ final class LeaderRole implements Runnable, LeadershipListener {
         epoch,
         Long.toHexString(session),
         counting ? 1 : 0,
-        0,
+        planned,
         parts,
         1);
-    Term term = new Term(holdKey, epoch);
+    Term term = new Term(holdKey, epoch, planned);
     if (leadership.state() != LockState.HELD) {
       term.last = leadership.state();
       context.events.send("state", THREAD, holdKey, term.last);

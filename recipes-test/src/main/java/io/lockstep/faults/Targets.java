@@ -44,8 +44,7 @@ final class Targets {
 
   /**
    * A worker with a hold in progress that began at least 10 ms ago and has at least {@value
-   * #MIN_REMAINING_MS} ms (or a third of its length) to go (a leadership's term is not planned
-   * ahead: any leader does).
+   * #MIN_REMAINING_MS} ms (or a third of its length) to go.
    */
   private Optional<Workers.Worker> holder(GroupSpec group) {
     long now = System.nanoTime();
