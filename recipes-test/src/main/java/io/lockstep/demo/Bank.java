@@ -12,6 +12,7 @@ import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -51,10 +52,19 @@ final class Bank {
               .withMode(CreateMode.PERSISTENT)
               .forPath(bank.accountPath(i), new Balance(OPENING_BALANCE, 0).encode()));
     }
-    // A container that never had children is not reaped, so it is still there for the creates.
-    client.createContainers(ZKPaths.makePath(root, "accounts"));
-    client.transaction().forOperations(creates);
-    return bank;
+    // A container that never had children is not reaped, but a parent shared with an earlier run
+    // (emptied since) may be reaped between its creation and the accounts': make them again then.
+    for (int attempt = 1; ; attempt++) {
+      client.createContainers(ZKPaths.makePath(root, "accounts"));
+      try {
+        client.transaction().forOperations(creates);
+        return bank;
+      } catch (KeeperException.NoNodeException reaped) {
+        if (attempt == 5) {
+          throw reaped;
+        }
+      }
+    }
   }
 
   int accounts() {

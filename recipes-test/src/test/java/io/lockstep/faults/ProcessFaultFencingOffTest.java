@@ -2,6 +2,7 @@ package io.lockstep.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * mvn -B -q verify -pl recipes-test -Dtest='ProcessFaultFencingOffTest' -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
  */
+@Tag("process-faults")
 class ProcessFaultFencingOffTest {
   @Test
   @Timeout(120)

@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * mvn -B -pl recipes-test -Pprocess-faults verify -Dprocess-faults.minutes=N -Dprocess-faults.seed=S
  * </pre>
  */
+@Tag("process-faults")
 class ProcessFaultLongRunTest {
   @Test
   @Timeout(value = 24, unit = TimeUnit.HOURS)

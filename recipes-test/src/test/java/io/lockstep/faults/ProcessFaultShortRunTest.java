@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.util.EnumSet;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * Replay a run's choices with {@code -Dprocess-faults.seed=S} (the seed is printed first). The
  * children's logs are under {@code recipes-test/target/process-faults/}.
  */
+@Tag("process-faults")
 class ProcessFaultShortRunTest {
   @Test
   @Timeout(180)

@@ -293,6 +293,39 @@ class UnreachableBudgetTest {
     }
   }
 
+  /**
+   * The same with a namespace: the first use of a namespace makes Curator create its node, with a
+   * blocking call that waits for the connection (up to the 10 s connection timeout) in whatever
+   * thread resolves a path first. The engine resolves its requests without it, so the budget holds.
+   */
+  @ParameterizedTest
+  @EnumSource(names = {"REENTRANT_MUTEX", "MULTI_MUTEX", "WRITE_LOCK"})
+  void timedAcquire_onANamespacedClientThatNeverConnected_keepsItsBudget(LockKind kind) {
+    TcpProxy closed = TcpProxy.start("127.0.0.1", zk.server().getPort());
+    closed.cut();
+    CuratorFramework neverConnected =
+        CuratorFrameworkFactory.builder()
+            .connectString(closed.connectString())
+            .namespace("ns")
+            .sessionTimeoutMs(30_000)
+            .connectionTimeoutMs(10_000)
+            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+            .ensembleTracker(false)
+            .build();
+    neverConnected.start();
+    closeables.add(neverConnected);
+    try {
+      FencedLock lock = kind.newLock(neverConnected, "/lock");
+
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> lock.acquire(BUDGET.toMillis(), TimeUnit.MILLISECONDS))
+          .isInstanceOf(LockUnreachableException.class);
+      assertWithinBudget(millisSince(start), BUDGET);
+    } finally {
+      closed.close();
+    }
+  }
+
   /** An untimed acquire has no budget: it fails, unreachable, once the retry policy gives up. */
   @Test
   void untimedAcquire_whenUnreachable_failsOnceTheRetryPolicyGivesUp() throws Exception {

@@ -8,6 +8,7 @@ import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.zk.Retries;
+import io.lockstep.recipes.internal.zk.ZkRequests;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
@@ -145,13 +146,13 @@ final class PlaceMember implements Attempt {
       throw new IllegalStateException("This hold of lock " + settings.description() + " ended");
     }
     try {
+      ZkRequests zk = settings.zk();
       return List.of(
-          settings
-              .client()
+          zk.raw()
               .transactionOp()
               .check()
               .withVersion(held.version())
-              .forPath(held.node()));
+              .forPath(zk.toZk(held.node())));
     } catch (Exception e) {
       throw new LockException("Could not build an ownership check for " + held.node(), e);
     }

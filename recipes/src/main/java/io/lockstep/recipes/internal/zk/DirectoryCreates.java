@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
@@ -182,21 +181,22 @@ final class DirectoryCreates {
 
   /**
    * The create op of the container directory {@code zkPath}, the lock directory's validated by the
-   * schema. Resolved through Curator's create builder, so the client's namespace and ACLs apply;
-   * the client's namespace node, and any node above it, through a facade without namespace, so that
-   * it gets the ACL Curator gives it when it first uses the namespace (its ACL provider's, for its
-   * full path). The server reaps an empty namespace container like any other, so a lock may have to
-   * make it again.
+   * schema. Its ACL is the one Curator would give it: for a directory in the client's namespace,
+   * the client's ACLProvider's for its path as the client names it (as Curator's create asks it);
+   * for the namespace node and any node above it, the ACLProvider's for its full path (as Curator
+   * asks when it makes the namespace at the client's first use). The server reaps an empty
+   * namespace container like any other, so a lock may have to make it again. Resolved without the
+   * client's namespace (see {@link ZkRequests#withoutNamespace}).
    */
   private Op containerOp(String zkPath, boolean lockDirectory) throws Exception {
-    boolean ours = inNamespace(zkPath);
-    String path = ours ? requests.toClient(zkPath) : zkPath;
-    CreateRequest request = resolveContainer(ours ? client : client.usingNamespace(null), path);
+    String aclPath = inNamespace(zkPath) ? requests.toClient(zkPath) : zkPath;
+    CreateRequest request =
+        NodeCreates.request(client, zkPath, aclPath, NO_DATA, CreateMode.CONTAINER);
     if (lockDirectory) {
       client
           .getSchemaSet()
-          .getSchema(path)
-          .validateCreate(CreateMode.CONTAINER, path, NO_DATA, request.getAcl());
+          .getSchema(aclPath)
+          .validateCreate(CreateMode.CONTAINER, aclPath, NO_DATA, request.getAcl());
     }
     return Op.create(
         request.getPath(),
@@ -210,13 +210,5 @@ final class DirectoryCreates {
     return namespace == null
         || namespace.isEmpty()
         || zkPath.startsWith(ZKPaths.makePath("/", namespace) + "/");
-  }
-
-  /** The create request {@code via} would send for the container {@code path}, no data. */
-  private static CreateRequest resolveContainer(CuratorFramework via, String path)
-      throws Exception {
-    CuratorOp op =
-        via.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path, NO_DATA);
-    return (CreateRequest) op.get().toRequestRecord();
   }
 }

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -134,27 +136,48 @@ public final class NodeCreates {
   }
 
   /**
-   * Resolves a create through Curator's create builder, which applies the client's namespace,
-   * ACLProvider and default data, and returns the request it would send.
+   * Resolves a create through Curator's create builder, which applies the client's ACLProvider and
+   * default data, and returns the request it would send, at the node's ZooKeeper path.
    */
   private CreateRequest resolveCreate(Slot slot, String protectionId) {
     return resolveCreate(client, slot, protectionId);
   }
 
-  /** The create request {@code client} would send for our node in {@code slot}. */
+  /**
+   * The create request {@code client} would send for our node in {@code slot}: its namespace, its
+   * ACLProvider's ACL for the node's path (as Curator's transaction create asks it) and its default
+   * data, resolved without making the namespace node (see {@link ZkRequests#withoutNamespace}).
+   */
   public static CreateRequest resolveCreate(
       CuratorFramework client, Slot slot, String protectionId) {
     String path = slot.nodePathToCreate(protectionId);
-    byte[] data = slot.data();
     try {
-      CuratorOp op =
-          data == null
-              ? client.transactionOp().create().withMode(slot.createMode()).forPath(path)
-              : client.transactionOp().create().withMode(slot.createMode()).forPath(path, data);
-      return (CreateRequest) op.get().toRequestRecord();
+      return request(
+          client,
+          ZKPaths.fixForNamespace(client.getNamespace(), path),
+          path,
+          slot.data(),
+          slot.createMode());
     } catch (Exception e) {
       throw new LockException("Could not prepare the lock node " + path, e);
     }
+  }
+
+  /**
+   * The create request Curator's transaction create resolves for {@code aclPath} (ACL and default
+   * data from {@code client}; {@code data} if not null), sent to {@code zkPath}; resolved without
+   * the client's namespace, so that it never makes the namespace node itself.
+   */
+  static CreateRequest request(
+      CuratorFramework client, String zkPath, String aclPath, byte[] data, CreateMode mode)
+      throws Exception {
+    CuratorFramework raw = ZkRequests.withoutNamespace(client);
+    CuratorOp op =
+        data == null
+            ? raw.transactionOp().create().withMode(mode).forPath(aclPath)
+            : raw.transactionOp().create().withMode(mode).forPath(aclPath, data);
+    CreateRequest resolved = (CreateRequest) op.get().toRequestRecord();
+    return new CreateRequest(zkPath, resolved.getData(), resolved.getAcl(), resolved.getFlags());
   }
 
   /**

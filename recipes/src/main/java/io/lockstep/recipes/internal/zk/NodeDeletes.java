@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -27,11 +26,9 @@ public final class NodeDeletes {
   private static final long MAX_SWEEP_PAUSE_MILLIS = 5_000;
 
   private final ZkRequests zk;
-  private final CuratorFramework client;
 
   public NodeDeletes(ZkRequests zk) {
     this.zk = zk;
-    this.client = zk.client();
   }
 
   /**
@@ -49,7 +46,7 @@ public final class NodeDeletes {
     }
     CompletableFuture<Void> result = new CompletableFuture<>();
     try {
-      client
+      zk.raw()
           .transaction()
           .inBackground(
               (c, event) -> {
@@ -78,7 +75,7 @@ public final class NodeDeletes {
     }
     if (nodePaths.size() > 1) {
       try {
-        client.transaction().forOperations(deleteOps(nodePaths));
+        zk.raw().transaction().forOperations(deleteOps(nodePaths));
         return;
       } catch (Exception e) {
         keepInterrupt(e);
@@ -87,7 +84,7 @@ public final class NodeDeletes {
     }
     for (String path : nodePaths) {
       try {
-        client.delete().quietly().guaranteed().forPath(path);
+        zk.raw().delete().quietly().guaranteed().forPath(zk.toZk(path));
       } catch (Exception e) {
         keepInterrupt(e);
         if (zk.isStarted()) {
@@ -147,7 +144,7 @@ public final class NodeDeletes {
   private List<CuratorOp> deleteOps(List<String> nodePaths) throws Exception {
     List<CuratorOp> deletes = new ArrayList<>(nodePaths.size());
     for (String path : nodePaths) {
-      deletes.add(client.transactionOp().delete().forPath(path));
+      deletes.add(zk.raw().transactionOp().delete().forPath(zk.toZk(path)));
     }
     return deletes;
   }
@@ -175,7 +172,7 @@ public final class NodeDeletes {
           result.complete(null);
         };
     try {
-      client.delete().guaranteed().inBackground(callback).forPath(path);
+      zk.raw().delete().guaranteed().inBackground(callback).forPath(zk.toZk(path));
     } catch (Exception e) {
       // Only a closed client refuses to start a delete; its session, and our node, end with it.
       log.debug("Could not delete {}: {}", path, e.toString());

@@ -30,6 +30,7 @@ public final class ZkRequests {
   private static final Logger log = LoggerFactory.getLogger(ZkRequests.class);
 
   private final CuratorFramework client;
+  private final CuratorFramework raw; // the client without its namespace: see withoutNamespace
   private final Retries retries;
   private final Scheduler scheduler;
 
@@ -44,12 +45,30 @@ public final class ZkRequests {
 
   public ZkRequests(CuratorFramework client, Retries retries, Scheduler scheduler) {
     this.client = Objects.requireNonNull(client, "client");
+    this.raw = withoutNamespace(client);
     this.retries = retries;
     this.scheduler = scheduler;
   }
 
   CuratorFramework client() {
     return client;
+  }
+
+  /**
+   * {@code client} without its namespace: a facade whose builders take ZooKeeper paths as they are.
+   * The engine resolves every Curator request through it, with paths it translated itself, because
+   * a namespaced facade's first request makes the namespace node with a blocking call in whatever
+   * thread resolves it (waiting for the connection up to the connection timeout, then retrying as
+   * the policy allows): a caller's budget, or ZooKeeper's event thread, would wait. The engine
+   * makes a missing namespace node itself, with its lock directories ({@code DirectoryCreates}).
+   */
+  static CuratorFramework withoutNamespace(CuratorFramework client) {
+    return client.usingNamespace(null);
+  }
+
+  /** {@link #withoutNamespace} of this client, made once. */
+  public CuratorFramework raw() {
+    return raw;
   }
 
   /**
@@ -263,7 +282,7 @@ public final class ZkRequests {
     List<CuratorOp> checks = new ArrayList<>(nodePaths.size());
     for (String path : nodePaths) {
       try {
-        checks.add(client.transactionOp().check().forPath(path));
+        checks.add(raw.transactionOp().check().forPath(toZk(path)));
       } catch (Exception e) {
         throw new LockException("Could not build an ownership check for " + path, e);
       }
