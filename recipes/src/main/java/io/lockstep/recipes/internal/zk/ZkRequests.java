@@ -30,7 +30,7 @@ public final class ZkRequests {
   private static final Logger log = LoggerFactory.getLogger(ZkRequests.class);
 
   private final CuratorFramework client;
-  private final CuratorFramework raw; // the client without its namespace: see withoutNamespace
+  private volatile CuratorFramework raw; // the client without its namespace, once made: see raw()
   private final Retries retries;
   private final Scheduler scheduler;
 
@@ -45,7 +45,6 @@ public final class ZkRequests {
 
   public ZkRequests(CuratorFramework client, Retries retries, Scheduler scheduler) {
     this.client = Objects.requireNonNull(client, "client");
-    this.raw = withoutNamespace(client);
     this.retries = retries;
     this.scheduler = scheduler;
   }
@@ -63,12 +62,28 @@ public final class ZkRequests {
    * makes a missing namespace node itself, with its lock directories ({@code DirectoryCreates}).
    */
   static CuratorFramework withoutNamespace(CuratorFramework client) {
-    return client.usingNamespace(null);
+    String namespace = client.getNamespace();
+    if (namespace == null || namespace.isEmpty()) {
+      return client;
+    }
+    // Curator makes the facade for a started client only. Before the start (a lock made before its
+    // client starts) and after the close no request can go, and a create request resolved through
+    // the client itself is only looked at (see NodeCreates.request).
+    return client.getState() == CuratorFrameworkState.STARTED
+        ? client.usingNamespace(null)
+        : client;
   }
 
-  /** {@link #withoutNamespace} of this client, made once. */
+  /** {@link #withoutNamespace} of this client, made once the client is started. */
   public CuratorFramework raw() {
-    return raw;
+    CuratorFramework made = raw;
+    if (made == null) {
+      made = withoutNamespace(client);
+      if (made != client || client.getState() == CuratorFrameworkState.STARTED) {
+        raw = made;
+      }
+    }
+    return made;
   }
 
   /**
@@ -282,7 +297,7 @@ public final class ZkRequests {
     List<CuratorOp> checks = new ArrayList<>(nodePaths.size());
     for (String path : nodePaths) {
       try {
-        checks.add(raw.transactionOp().check().forPath(toZk(path)));
+        checks.add(raw().transactionOp().check().forPath(toZk(path)));
       } catch (Exception e) {
         throw new LockException("Could not build an ownership check for " + path, e);
       }
