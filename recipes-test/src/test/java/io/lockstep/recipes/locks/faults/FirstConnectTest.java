@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockState;
+import io.lockstep.recipes.locks.ReadWriteMutex;
+import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.TcpProxy;
@@ -22,6 +24,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.utils.CloseableUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -108,6 +111,34 @@ class FirstConnectTest {
                   && zk.stats().watchedPaths(session).contains(queue.get(index));
             });
     return List.copyOf(lock.getParticipantNodes());
+  }
+
+  /**
+   * Lock objects made before their namespaced client starts (as a Spring context makes its beans),
+   * then used once it has: Curator gives a facade without the namespace to a started client only,
+   * and the engine resolves its requests without the namespace (it makes the namespace node
+   * itself).
+   */
+  @Test
+  void locksMadeBeforeANamespacedClientStarts_workOnceItHas() throws Exception {
+    client =
+        CuratorFrameworkFactory.builder()
+            .connectString(zk.server().getConnectString())
+            .namespace("early")
+            .sessionTimeoutMs(30_000)
+            .connectionTimeoutMs(10_000)
+            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+            .ensembleTracker(false)
+            .build();
+    ReentrantMutex mutex = new ReentrantMutex(client, zk.path("mutex"));
+    ReadWriteMutex readWrite = new ReadWriteMutex(client, zk.path("rw"));
+    client.start();
+
+    assertThat(mutex.acquire(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(readWrite.writeLock().acquire(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(zk.newClient().getChildren().forPath("/early" + zk.path("mutex"))).hasSize(1);
+    readWrite.writeLock().release();
+    mutex.release();
   }
 
   // Breach 4: a hold taken before the first connect was reported LOST after a same-session
