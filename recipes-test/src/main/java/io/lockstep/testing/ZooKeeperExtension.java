@@ -16,6 +16,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.CloseableUtils;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -113,6 +114,18 @@ public final class ZooKeeperExtension
               return now == last.getAndSet(now);
             });
     return last.get();
+  }
+
+  /**
+   * The children of a node, or none when the node is absent: lock directories are container nodes
+   * the server reaps at any moment once empty, even between an {@code exists} and a read.
+   */
+  public static List<String> childrenOrNone(CuratorFramework client, String path) throws Exception {
+    try {
+      return client.getChildren().forPath(path);
+    } catch (KeeperException.NoNodeException absent) {
+      return List.of();
+    }
   }
 
   /** A path under this test's own root. */

@@ -71,7 +71,8 @@ class LockstepAutoConfigurationTest {
               } finally {
                 lock.unlock();
               }
-              assertThat(observer.getChildren().forPath("/ns" + root + "/orders/17")).isEmpty();
+              assertThat(ZooKeeperExtension.childrenOrNone(observer, "/ns" + root + "/orders/17"))
+                  .isEmpty();
             });
   }
 
@@ -252,9 +253,7 @@ class LockstepAutoConfigurationTest {
               long second = invoicing.bill("7");
               assertThat(second).isGreaterThan(first);
               String lockPath = root + "/invoices/7";
-              assertThat(
-                      observer.checkExists().forPath(lockPath) == null
-                          || observer.getChildren().forPath(lockPath).isEmpty())
+              assertThat(ZooKeeperExtension.childrenOrNone(observer, lockPath).isEmpty())
                   .as("each call's hold is released when it returns (the directory may be reaped)")
                   .isTrue();
             });

@@ -222,9 +222,6 @@ class SlowIsNotUnreachableTest {
     CuratorFramework reader = zk.newClient();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                reader.checkExists().forPath(zk.path("lock")) == null
-                    || reader.getChildren().forPath(zk.path("lock")).isEmpty());
+        .until(() -> ZooKeeperExtension.childrenOrNone(reader, zk.path("lock")).isEmpty());
   }
 }

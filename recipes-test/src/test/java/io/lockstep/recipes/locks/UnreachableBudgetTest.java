@@ -112,9 +112,7 @@ class UnreachableBudgetTest {
     CuratorFramework reader = zk.newClient();
     long count = 0;
     for (String lockPath : kind.lockPaths(path)) {
-      if (reader.checkExists().forPath(lockPath) != null) {
-        count += reader.getChildren().forPath(lockPath).size();
-      }
+      count += ZooKeeperExtension.childrenOrNone(reader, lockPath).size();
     }
     return count;
   }

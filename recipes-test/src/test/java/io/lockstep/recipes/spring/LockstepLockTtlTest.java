@@ -207,10 +207,7 @@ class LockstepLockTtlTest {
     String path = registry.pathOf("orders");
     await()
         .ignoreException(KeeperException.NoNodeException.class) // reaped once empty
-        .until(
-            () ->
-                admin.checkExists().forPath(path) == null
-                    || admin.getChildren().forPath(path).isEmpty());
+        .until(() -> ZooKeeperExtension.childrenOrNone(admin, path).isEmpty());
     System.out.println("expiry won " + expired + " of 300 races");
     assertThat(lock.tryLock()).as("nothing in the way").isTrue();
     lock.unlock();

@@ -57,9 +57,7 @@ class BillingApplicationTest {
       assertThat(billing.billed()).containsExactly("7", "8");
       CuratorFramework observer = zk.newClient();
       String lockPath = root + "/accounts/7";
-      assertThat(
-              observer.checkExists().forPath(lockPath) == null
-                  || observer.getChildren().forPath(lockPath).isEmpty())
+      assertThat(ZooKeeperExtension.childrenOrNone(observer, lockPath).isEmpty())
           .as("the lock node, deleted at unlock (the empty directory may be reaped already)")
           .isTrue();
 
