@@ -5,16 +5,17 @@ import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.internal.engine.LockSettings;
-import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.recipes.locks.LockStateChange;
 import io.lockstep.recipes.locks.LockStateListener;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
@@ -23,25 +24,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The state of one {@link LeaderElection}: at most one attempt in the queue or one term of
+ * One participant of a {@link LeaderElection}: at most one attempt in the queue or one term of
  * leadership at a time, a new attempt after every term and every failure while started, and the
  * listeners' callbacks in order.
+ *
+ * <p>The rules are {@link ElectionMachine}'s; this class feeds it the attempts' and holds' news
+ * under its lock and carries its steps out in order after unlocking ({@link Outbox}): it starts and
+ * releases attempts, makes the {@link Term}s, tells the listeners and completes the futures. The
+ * one step that waits, a close's withdrawal and release, runs in the closing caller's thread.
  */
 final class Election {
-  /*
-   * Algorithm notes. Invariants (under lock): while STARTED, exactly one of these holds: `waiting`
-   * is the attempt in the queue, `leader` the granted term, or a retry is scheduled. Once CLOSED,
-   * none starts again. Callbacks are queued under the lock, so they run in the order of the
-   * changes: elected, at risk / restored, lost, elected...
-   *
-   * Repeatedly:
-   *   enqueue: start an attempt (the engine creates the protected node, waits for the head);
-   *   granted (on a scheduler thread): the term starts, its epoch the attempt's fencing token;
-   *   the lock's state listener maps AT_RISK, HELD again and LOST of the term (matched by epoch)
-   *     to atRisk, restored, lost; a lost term is cleared and the election enqueues again;
-   *   Leadership.close(): delete the node (bounded), announce lost, enqueue again;
-   *   attempt failed: retry after a bounded backoff on the scheduler, unless the client closed.
-   */
   private static final Logger log = LoggerFactory.getLogger(Election.class);
 
   /*
@@ -51,12 +43,6 @@ final class Election {
    */
   private static final Runnable CONFIRM_BEFORE_GRANT = () -> {};
 
-  private enum Stage {
-    LATENT,
-    STARTED,
-    CLOSED
-  }
-
   private final CuratorFramework client;
   private final String path;
   private final LeaderLayout layout;
@@ -65,28 +51,16 @@ final class Election {
   private final List<Slot> slots;
   private final Executor background;
   private final Announcer announcer;
-  private final LockStateListener stateListener = this::onStateChange;
+  private final LockStateListener stateListener =
+      change -> on(new ElectionEvent.StateChanged(change.fencingToken(), change.state()));
   private final ReentrantLock lock = new ReentrantLock();
 
-  /** Where the election stands; LATENT until start, CLOSED for good. */
   @GuardedBy("lock")
-  private Stage stage = Stage.LATENT;
+  private final ElectionMachine machine = new ElectionMachine();
 
-  /** The attempt in the queue, not granted yet; null while leading or between attempts. */
-  @GuardedBy("lock")
-  private Attempt waiting;
-
-  /** The current term, from its grant until it is lost or given up; else null. */
-  @GuardedBy("lock")
-  private Term leader;
-
-  /** Completes with the next term; replaced once completed. Failed when the election closes. */
-  @GuardedBy("lock")
-  private CompletableFuture<Leadership> next = new CompletableFuture<>();
-
-  /** The delays after failed attempts in a row; reset by a grant. */
-  @GuardedBy("lock")
-  private final Backoff backoff = new Backoff();
+  private final Outbox<ElectionStep> outbox = new Outbox<>(this::run);
+  private final Map<Integer, Attempt> started = new ConcurrentHashMap<>(); // by the machine's ids
+  private final Map<Integer, Term> terms = new ConcurrentHashMap<>();
 
   Election(CuratorFramework client, String path, String id, LeaderLayout layout) {
     this.client = client;
@@ -100,45 +74,34 @@ final class Election {
   }
 
   void start() {
+    List<ElectionStep> steps;
     lock.lock();
     try {
       checkNotClosed();
-      if (stage == Stage.STARTED) {
+      if (machine.stage() == ElectionMachine.Stage.STARTED) {
         throw new IllegalStateException("LeaderElection on " + path + " was already started");
       }
-      stage = Stage.STARTED;
       settings.listeners().addListener(stateListener);
-      enqueue();
+      steps = machine.on(new ElectionEvent.Start());
     } finally {
       lock.unlock();
     }
+    carryOut(steps);
   }
 
   /** Leaves the election: withdraws the attempt or gives up the term, bounded while connected. */
   void close() {
-    Attempt withdrawn;
-    Term term;
-    CompletableFuture<Leadership> pending;
-    lock.lock();
-    try {
-      if (stage == Stage.CLOSED) {
-        return;
+    ElectionStep.Leave leave = null;
+    for (ElectionStep step : on(new ElectionEvent.Close(new CompletableFuture<>()))) {
+      if (step instanceof ElectionStep.Leave l) {
+        leave = l;
       }
-      stage = Stage.CLOSED;
-      withdrawn = waiting;
-      waiting = null;
-      term = leader;
-      leader = null;
-      pending = next;
-      if (term != null) {
-        term.markClosed();
-        announcer.tell(listener -> listener.lost(term));
-      }
-      IllegalStateException closed = closedException();
-      announcer.execute(() -> pending.completeExceptionally(closed));
-    } finally {
-      lock.unlock();
     }
+    if (leave == null) {
+      return; // closed before
+    }
+    leave.reached().join(); // the steps before it ran: the attempt it names was started
+    Attempt withdrawn = started.remove(leave.attempt());
     if (withdrawn != null) {
       if (withdrawn.withdraw(AcquireOutcome.WITHDRAWN) == Attempt.Outcome.GRANTED) {
         withdrawn.release(); // granted while we withdrew: nobody took it
@@ -146,6 +109,7 @@ final class Election {
         Awaits.whileConnected(withdrawn.cleanedUp(), settings);
       }
     }
+    Term term = terms.remove(leave.term());
     if (term != null) {
       term.releaseNode();
     }
@@ -157,34 +121,16 @@ final class Election {
     if (!term.markClosed()) {
       return;
     }
-    boolean wasLeader;
-    lock.lock();
-    try {
-      wasLeader = leader == term;
-      if (wasLeader) {
-        leader = null;
-      }
-    } finally {
-      lock.unlock();
-    }
-    term.releaseNode();
-    if (wasLeader) {
-      lock.lock();
-      try {
-        announcer.tell(listener -> listener.lost(term));
-        if (stage == Stage.STARTED && waiting == null && leader == null) {
-          enqueue();
-        }
-      } finally {
-        lock.unlock();
-      }
-    }
+    on(new ElectionEvent.Relinquish(term.id()));
+    term.releaseNode(); // in the caller's thread, bounded as a release is
+    on(new ElectionEvent.Released(term.id()));
   }
 
   boolean isLeader() {
     lock.lock();
     try {
-      return leader != null && leader.state() == LockState.HELD;
+      Term term = terms.get(machine.leader());
+      return term != null && term.state() == LockState.HELD;
     } finally {
       lock.unlock();
     }
@@ -204,11 +150,11 @@ final class Election {
     lock.lock();
     try {
       checkNotClosed();
-      if (stage == Stage.LATENT) {
+      if (machine.stage() == ElectionMachine.Stage.LATENT) {
         throw new IllegalStateException("LeaderElection on " + path + " was not started");
       }
       Term term = holding();
-      return term != null ? CompletableFuture.completedFuture(term) : next.copy();
+      return term != null ? CompletableFuture.completedFuture(term) : machine.next().copy();
     } finally {
       lock.unlock();
     }
@@ -247,11 +193,9 @@ final class Election {
     return new IllegalStateException("LeaderElection on " + path + " was closed");
   }
 
-  // ---- the queue ----
-
   @GuardedBy("lock")
   private Term holding() {
-    Term term = leader;
+    Term term = terms.get(machine.leader());
     if (term == null) {
       return null;
     }
@@ -261,140 +205,133 @@ final class Election {
 
   @GuardedBy("lock")
   private void checkNotClosed() {
-    if (stage == Stage.CLOSED) {
+    if (machine.stage() == ElectionMachine.Stage.CLOSED) {
       throw closedException();
     }
   }
 
-  /** Starts the next attempt; its end is heard on a scheduler thread. */
+  // ---- the machine and its steps ----
+
+  /** Feeds {@code event} to the machine and carries out its steps; returns them. */
+  private List<ElectionStep> on(ElectionEvent event) {
+    List<ElectionStep> steps;
+    lock.lock();
+    try {
+      steps = machine.on(event);
+      for (ElectionStep step : steps) {
+        if (step instanceof ElectionStep.NewTerm term) {
+          newTerm(term); // at once: the machine's leader is a term from now on (no I/O)
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    carryOut(steps);
+    return steps;
+  }
+
+  private void carryOut(List<ElectionStep> steps) {
+    boolean drain = false;
+    for (ElectionStep step : steps) {
+      drain |= outbox.add(step);
+    }
+    if (drain) {
+      outbox.drain();
+    }
+  }
+
+  /** Carries out one step (a new term was made under the lock); none blocks. */
+  private void run(ElectionStep step) {
+    if (step instanceof ElectionStep.Enqueue enqueue) {
+      enqueue(enqueue.attempt());
+    } else if (step instanceof ElectionStep.Release release) {
+      var unused = started.remove(release.attempt()).releaseAsync();
+    } else if (step instanceof ElectionStep.CheckTerm check) {
+      Term term = terms.get(check.term());
+      LockState state = term.attemptState();
+      if (state != LockState.HELD) {
+        on(new ElectionEvent.StateChanged(term.epoch(), state));
+      }
+    } else if (step instanceof ElectionStep.Tell tell) {
+      tell(tell.news(), terms.get(tell.term()));
+    } else if (step instanceof ElectionStep.TermLost lost) {
+      terms.get(lost.term()).lost();
+    } else if (step instanceof ElectionStep.TermClosed closed) {
+      terms.get(closed.term()).markClosed();
+    } else if (step instanceof ElectionStep.Complete complete) {
+      Term term = terms.get(complete.term());
+      announcer.execute(() -> complete.next().complete(term));
+    } else if (step instanceof ElectionStep.Fail fail) {
+      fail(fail);
+    } else if (step instanceof ElectionStep.RetryLater retry) {
+      log.info(
+          "LeaderElection on {} could not enter the queue ({}); again in {} ms",
+          path,
+          retry.failure(),
+          retry.delayMillis());
+      settings.scheduler().schedule(retry.delayMillis(), () -> on(new ElectionEvent.RetryDue()));
+    } else if (step instanceof ElectionStep.Leave leave) {
+      leave.reached().complete(null); // the closing caller withdraws and releases, in its thread
+    }
+  }
+
   @GuardedBy("lock")
-  private void enqueue() {
+  private void newTerm(ElectionStep.NewTerm term) {
+    int id = term.term();
+    terms.put(id, new Term(this, id, started.remove(id), term.epoch()));
+    terms.keySet().removeIf(older -> older != id); // every older term was told lost before
+  }
+
+  /** Starts attempt {@code id}; its end is heard on a scheduler thread. */
+  private void enqueue(int id) {
     Attempt attempt;
     try {
       attempt = attempts.start(slots, CONFIRM_BEFORE_GRANT);
     } catch (RuntimeException e) {
-      failed(e);
+      on(new ElectionEvent.Failed(id, e, clientClosed()));
       return;
     }
-    waiting = attempt;
+    started.put(id, attempt);
     var unused =
         attempt
             .grantedFuture()
-            .whenCompleteAsync((v, failure) -> onAttemptEnded(attempt, failure), background);
+            .whenCompleteAsync((v, failure) -> on(ended(id, attempt, failure)), background);
   }
 
-  private void onAttemptEnded(Attempt attempt, Throwable failure) {
-    lock.lock();
+  /** How the attempt ended, read outside the lock. */
+  private ElectionEvent ended(int id, Attempt attempt, Throwable failure) {
+    if (failure != null) {
+      started.remove(id);
+      return new ElectionEvent.Failed(id, failure, clientClosed());
+    }
     try {
-      if (waiting != attempt) {
-        return; // withdrawn by close(), which releases a grant that raced it
-      }
-      waiting = null;
-      if (failure != null) {
-        failed(failure);
-        return;
-      }
-      long epoch;
-      try {
-        epoch = attempt.checkedFencingToken();
-      } catch (LockOwnershipLostException lostAlready) {
-        var unused = attempt.releaseAsync();
-        enqueue();
-        return;
-      }
-      Term term = new Term(this, attempt, epoch);
-      leader = term;
-      backoff.reset();
-      CompletableFuture<Leadership> won = next;
-      next = new CompletableFuture<>();
-      announcer.tell(listener -> listener.elected(term));
-      announcer.execute(() -> won.complete(term));
-      Phase phase = attempt.phase();
-      if (phase == Phase.AT_RISK) {
-        term.reported(LockState.AT_RISK);
-        announcer.tell(listener -> listener.atRisk(term));
-      } else if (phase == Phase.LOST) {
-        endLost(term);
-      }
-    } finally {
-      lock.unlock();
+      return new ElectionEvent.Granted(id, attempt.checkedFencingToken());
+    } catch (LockOwnershipLostException lostAlready) {
+      return new ElectionEvent.GrantedLost(id);
     }
   }
 
-  /** An attempt failed: retry after a backoff while started, unless the client is closed. */
-  @GuardedBy("lock")
-  private void failed(Throwable failure) {
-    if (stage != Stage.STARTED) {
-      return;
+  private boolean clientClosed() {
+    return client.getState() == CuratorFrameworkState.STOPPED;
+  }
+
+  private void tell(ElectionStep.News news, Term term) {
+    switch (news) {
+      case ELECTED -> announcer.tell(listener -> listener.elected(term));
+      case AT_RISK -> announcer.tell(listener -> listener.atRisk(term));
+      case RESTORED -> announcer.tell(listener -> listener.restored(term));
+      case LOST -> announcer.tell(listener -> listener.lost(term));
     }
-    if (client.getState() == CuratorFrameworkState.STOPPED) {
+  }
+
+  private void fail(ElectionStep.Fail fail) {
+    IllegalStateException why;
+    if (fail.ending() == ElectionStep.Ending.CLIENT_CLOSED) {
       log.warn("LeaderElection on {} stops: its client was closed", path);
-      CompletableFuture<Leadership> pending = next;
-      next = new CompletableFuture<>();
-      IllegalStateException stopped =
-          new IllegalStateException("The client of LeaderElection on " + path + " was closed");
-      announcer.execute(() -> pending.completeExceptionally(stopped));
-      return;
+      why = new IllegalStateException("The client of LeaderElection on " + path + " was closed");
+    } else {
+      why = closedException();
     }
-    long delay = backoff.next();
-    log.info(
-        "LeaderElection on {} could not enter the queue ({}); again in {} ms",
-        path,
-        failure,
-        delay);
-    settings.scheduler().schedule(delay, this::retry);
-  }
-
-  private void retry() {
-    lock.lock();
-    try {
-      if (stage == Stage.STARTED && waiting == null && leader == null) {
-        enqueue();
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** A change of a hold of our queue, on its notifier's thread: only the current term's count. */
-  private void onStateChange(LockStateChange change) {
-    lock.lock();
-    try {
-      Term term = leader;
-      if (term == null || term.epoch() != change.fencingToken()) {
-        return;
-      }
-      switch (change.state()) {
-        case AT_RISK:
-          if (term.reported() != LockState.AT_RISK) {
-            term.reported(LockState.AT_RISK);
-            announcer.tell(listener -> listener.atRisk(term));
-          }
-          break;
-        case HELD:
-          if (term.reported() == LockState.AT_RISK) {
-            term.reported(LockState.HELD);
-            announcer.tell(listener -> listener.restored(term));
-          }
-          break;
-        case LOST:
-          endLost(term);
-          break;
-        default:
-          break; // RELEASED: we let go ourselves, and said so
-      }
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  @GuardedBy("lock")
-  private void endLost(Term term) {
-    leader = null;
-    term.lost();
-    announcer.tell(listener -> listener.lost(term));
-    if (stage == Stage.STARTED) {
-      enqueue();
-    }
+    announcer.execute(() -> fail.next().completeExceptionally(why));
   }
 }

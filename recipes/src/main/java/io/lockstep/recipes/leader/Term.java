@@ -11,13 +11,11 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
 /** A {@link Leadership}: one granted attempt of the election's queue, and its epoch. */
 final class Term implements Leadership {
   private final Election election;
+  private final int id; // the election machine's
   private final Attempt attempt;
   private final long epoch;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean released = new AtomicBoolean();
-
-  /** The last state the listeners heard of, HELD or AT_RISK; written under the election's lock. */
-  private volatile LockState reported = LockState.HELD;
 
   /**
    * Why the term was lost, kept before the election releases the lost attempt (a released attempt
@@ -25,8 +23,9 @@ final class Term implements Leadership {
    */
   private volatile String lostReason;
 
-  Term(Election election, Attempt attempt, long epoch) {
+  Term(Election election, int id, Attempt attempt, long epoch) {
     this.election = election;
+    this.id = id;
     this.attempt = attempt;
     this.epoch = epoch;
   }
@@ -36,12 +35,14 @@ final class Term implements Leadership {
     return epoch;
   }
 
-  LockState reported() {
-    return reported;
+  /** The election machine's id of the term. */
+  int id() {
+    return id;
   }
 
-  void reported(LockState state) {
-    reported = state;
+  /** The hold's own state, as the engine has it now (the term may not have heard of it yet). */
+  LockState attemptState() {
+    return attempt.phase().holdState();
   }
 
   /** Marks the term given up; true the first time. */

@@ -80,7 +80,7 @@ public final class Leases {
    * @throws InterruptedException if interrupted first (nothing is left behind)
    */
   public List<LockHold> acquire(int qty, long timeoutNanos) throws InterruptedException {
-    long start = System.nanoTime();
+    long start = now();
     LeaseRequest request = LeaseRequest.start(this, qty, timeoutNanos, start);
     CompletableFuture<List<Attempt>> done = request.done();
     try {
@@ -124,7 +124,7 @@ public final class Leases {
    * @param timeoutNanos the budget, or a negative value for none
    */
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
-    long start = System.nanoTime();
+    long start = now();
     LeaseRequest request = LeaseRequest.start(this, 1, timeoutNanos, start);
     CompletableFuture<LockHold> result = new CompletableFuture<>();
     Callbacks.when(
@@ -257,14 +257,14 @@ public final class Leases {
                     : new LockException("Semaphore " + path + ": failed", null));
   }
 
-  /** The failure of a request whose deadline ended its attempt in flight as {@code ending}. */
-  CompletableFuture<Throwable> failureOf(Waits.Ending ending, Attempt inFlight, long timeoutNanos) {
-    return switch (ending) {
-      case UNREACHABLE ->
-          CompletableFuture.completedFuture(LockFailures.unreachable(path, timeoutNanos));
-      case FAILED -> failureOf(inFlight.failure(), inFlight);
-      default -> CompletableFuture.completedFuture(busy());
-    };
+  /** Why a request ends when ZooKeeper could not be reached at its deadline. */
+  LockUnreachableException unreachableFailure(long timeoutNanos) {
+    return LockFailures.unreachable(path, timeoutNanos);
+  }
+
+  /** Now, in nanoseconds, on the engine's clock. */
+  long now() {
+    return leaseSettings.retries().now();
   }
 
   private List<LockHold> holds(List<Attempt> granted) {
