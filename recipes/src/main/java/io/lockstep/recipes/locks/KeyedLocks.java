@@ -1,10 +1,12 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.LockEngine;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -57,6 +59,7 @@ public final class KeyedLocks {
   private static final int MAX_NAME_LENGTH = 1_024;
 
   private final CuratorFramework client;
+  private final LongSupplier clock; // the client's engine's: when keys were last asked for
   private final String root;
   private final KeyLayout layout;
   private final ConcurrentMap<String, Entry> locks = new ConcurrentHashMap<>();
@@ -100,6 +103,7 @@ public final class KeyedLocks {
    */
   public KeyedLocks(CuratorFramework client, String root, KeyLayout layout) {
     this.client = Arguments.client(client);
+    this.clock = LockEngine.of(client)::now;
     this.root = Arguments.path(root, "root");
     this.layout = Objects.requireNonNull(layout, "layout");
     if (root.equals("/")) {
@@ -180,7 +184,7 @@ public final class KeyedLocks {
    */
   public void expireUnusedOlderThan(Duration age) {
     long ageNanos = Arguments.timeoutNanos(age, "age");
-    long now = System.nanoTime();
+    long now = clock.getAsLong();
     for (String key : locks.keySet()) {
       locks.computeIfPresent(
           key,
@@ -200,7 +204,7 @@ public final class KeyedLocks {
             key,
             (k, existing) -> {
               Entry current = existing == null ? new Entry(create.apply(path)) : existing;
-              current.lastAskedNanos = System.nanoTime();
+              current.lastAskedNanos = clock.getAsLong();
               return current;
             });
     if (!kind.isInstance(entry.lock)) {

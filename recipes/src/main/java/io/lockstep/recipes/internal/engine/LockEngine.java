@@ -70,7 +70,7 @@ public final class LockEngine {
   }
 
   /** Now, in nanoseconds, on the engine's clock. */
-  long now() {
+  public long now() {
     return clock.getAsLong();
   }
 

@@ -175,6 +175,11 @@ public final class LockSettings {
     return engine.events().disconnects();
   }
 
+  /** Now, in nanoseconds, on the engine's clock: the only time the engine reads. */
+  public long now() {
+    return engine.now();
+  }
+
   /** The client's connection timeout: how long a release waits for its delete while connected. */
   public long connectionTimeoutNanos() {
     return TimeUnit.MILLISECONDS.toNanos(client.getZookeeperClient().getConnectionTimeoutMs());

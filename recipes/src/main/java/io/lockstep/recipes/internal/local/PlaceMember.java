@@ -182,11 +182,11 @@ final class PlaceMember implements Attempt {
    */
   private void awaitFence(CompletableFuture<Void> ready) {
     boolean interrupted = false;
-    long deadline = System.nanoTime() + settings.connectionTimeoutNanos();
+    long deadline = settings.now() + settings.connectionTimeoutNanos();
     try {
       while (true) {
         try {
-          ready.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          ready.get(Math.max(0, deadline - settings.now()), TimeUnit.NANOSECONDS);
           return;
         } catch (InterruptedException e) {
           interrupted = true;

@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.owner;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.LockFailures;
+import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
@@ -52,9 +53,10 @@ public final class Handles {
    * @return the hold, or null if the budget ran out (the attempt was withdrawn)
    */
   public LockHold hold(long timeoutNanos) throws InterruptedException {
-    long start = System.nanoTime();
+    LockSettings settings = attempts.settings();
+    long start = settings.now();
     Attempt acquisition = start();
-    return Waits.await(acquisition, Waits.remaining(timeoutNanos, start))
+    return Waits.await(acquisition, Waits.remaining(timeoutNanos, start, settings.now()))
         ? register(acquisition)
         : null;
   }
@@ -66,7 +68,8 @@ public final class Handles {
    * @param executor completes the future, so runs its dependent stages
    */
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
-    long start = System.nanoTime();
+    LockSettings settings = attempts.settings();
+    long start = settings.now();
     Attempt acquisition = start();
     CompletableFuture<LockHold> result = new CompletableFuture<>();
     Callbacks.when(
@@ -81,11 +84,10 @@ public final class Handles {
               }
             });
     if (timeoutNanos >= 0 && timeoutNanos != Long.MAX_VALUE) { // MAX_VALUE: as good as forever
-      attempts
-          .settings()
+      settings
           .scheduler()
           .schedule(
-              TimeUnit.NANOSECONDS.toMillis(Waits.remaining(timeoutNanos, start)),
+              TimeUnit.NANOSECONDS.toMillis(Waits.remaining(timeoutNanos, start, settings.now())),
               () -> onDeadline(acquisition, result, executor, timeoutNanos));
     }
     return result;

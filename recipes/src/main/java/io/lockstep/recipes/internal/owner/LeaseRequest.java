@@ -58,7 +58,7 @@ final class LeaseRequest {
             leases, timeoutNanos, new LeaseMachine(qty, timeoutNanos, startNanos, leases::now));
     request.on(new LeaseEvent.Begin());
     if (timeoutNanos >= 0 && timeoutNanos != Long.MAX_VALUE) {
-      long left = Math.max(0, timeoutNanos - (leases.now() - startNanos));
+      long left = Waits.remaining(timeoutNanos, startNanos, leases.now());
       leases
           .scheduler()
           .schedule(

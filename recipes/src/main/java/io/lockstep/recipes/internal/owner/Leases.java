@@ -88,7 +88,7 @@ public final class Leases {
         return holds(done.get());
       }
       // The request's own timer ends it within the grace; this bound only guards a late timer.
-      long bound = Waits.remaining(timeoutNanos, start) + 2 * Waits.GRACE_NANOS;
+      long bound = Waits.remaining(timeoutNanos, start, now()) + 2 * Waits.GRACE_NANOS;
       return holds(done.get(bound, TimeUnit.NANOSECONDS));
     } catch (TimeoutException lateTimer) {
       CompletableFuture<Void> cleanup = request.cancel();

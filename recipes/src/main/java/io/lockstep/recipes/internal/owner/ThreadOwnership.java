@@ -75,7 +75,7 @@ public final class ThreadOwnership implements Ownership {
    */
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
-    long start = System.nanoTime();
+    long start = settings().now();
     Thread thread = Thread.currentThread();
     if (reenter(thread)) {
       return true;
@@ -85,7 +85,7 @@ public final class ThreadOwnership implements Ownership {
       return false;
     }
     Attempt acquisition = start(queues);
-    if (!Waits.await(acquisition, Waits.remaining(timeoutNanos, start))) {
+    if (!Waits.await(acquisition, Waits.remaining(timeoutNanos, start, settings().now()))) {
       return false;
     }
     holds.put(thread, new Entry(acquisition));

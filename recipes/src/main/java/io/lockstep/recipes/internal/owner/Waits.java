@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.owner;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.internal.engine.LockFailures;
+import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.Scheduler;
@@ -62,8 +63,9 @@ final class Waits {
    * @return completes with how the attempt ended
    */
   static CompletableFuture<Ending> expire(Attempt attempt) {
-    Scheduler scheduler = attempt.settings().scheduler();
-    long end = System.nanoTime() + GRACE_NANOS;
+    LockSettings settings = attempt.settings();
+    Scheduler scheduler = settings.scheduler();
+    long end = settings.now() + GRACE_NANOS;
     // A client that lost its connection ends at once; one that waits for its first connection, or
     // is connected, gives the first try the grace.
     CompletableFuture<Void> givenUp =
@@ -80,7 +82,7 @@ final class Waits {
                 within(
                     attempt.cleanedUp(),
                     attempt.settings().unreachable(),
-                    end - System.nanoTime(),
+                    end - settings.now(),
                     scheduler),
                 (w, g) -> ending.complete(as));
           }
@@ -89,17 +91,15 @@ final class Waits {
   }
 
   /**
-   * What is left of a budget that started at {@code startNanos} ({@link System#nanoTime()}): the
-   * budget is the caller's, from the moment it called, so the time it took to start the attempt
-   * counts too.
+   * What is left at {@code nowNanos} of a budget that started at {@code startNanos} (both on the
+   * engine's clock, {@link LockSettings#now()}): the budget is the caller's, from the moment it
+   * called, so the time it took to start the attempt counts too.
    *
    * @param timeoutNanos the budget, or a negative value for none
    * @return the nanoseconds left, at least 0; or a negative value for none
    */
-  static long remaining(long timeoutNanos, long startNanos) {
-    return timeoutNanos < 0
-        ? timeoutNanos
-        : Math.max(0, timeoutNanos - (System.nanoTime() - startNanos));
+  static long remaining(long timeoutNanos, long startNanos, long nowNanos) {
+    return timeoutNanos < 0 ? timeoutNanos : Math.max(0, timeoutNanos - (nowNanos - startNanos));
   }
 
   /**
