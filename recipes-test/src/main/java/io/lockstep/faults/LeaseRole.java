@@ -17,9 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One thread of a worker that takes leases of the group's {@link CountingSemaphore}, one at a time:
- * {@code tryAcquire(budget)} or, now and then, an untimed {@code acquire()}; fenced writes to its
- * own resource while it holds; {@code close()}. A lease has no listener: its state is read every 5
- * ms while held, by another thread, and each change reported as a {@code state} event.
+ * {@code tryHold(budget)} or, now and then, an untimed {@code acquire()}; fenced writes to its own
+ * resource while it holds; {@code close()}. A lease has no listener: its state is read every 5 ms
+ * while held, by another thread, and each change reported as a {@code state} event.
  */
 final class LeaseRole implements Runnable {
   private final RoleContext context;
@@ -74,7 +74,7 @@ final class LeaseRole implements Runnable {
       lease =
           budget < 0
               ? Optional.of(semaphore.acquire())
-              : semaphore.tryAcquire(Duration.ofMillis(budget));
+              : semaphore.tryHold(Duration.ofMillis(budget));
       outcome = lease.isPresent() ? RoleContext.Outcome.ACQUIRED : RoleContext.Outcome.TIMED_OUT;
     } catch (LockUnreachableException e) {
       lease = Optional.empty();

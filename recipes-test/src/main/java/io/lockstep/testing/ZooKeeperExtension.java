@@ -117,6 +117,21 @@ public final class ZooKeeperExtension
   }
 
   /**
+   * Waits until no child watch is left on the server (the checks after each test cover data watches
+   * and ephemeral nodes; a recipe that waits for a change of children arms child watches).
+   */
+  public void assertNoChildWatchLeft() {
+    await("no child watch left")
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              ServerStats stats = stats();
+              long data = stats.watchesByPath().values().stream().mapToLong(List::size).sum();
+              assertThat(stats.monitor("zk_watch_count") - data).isZero();
+            });
+  }
+
+  /**
    * The children of a node, or none when the node is absent: lock directories are container nodes
    * the server reaps at any moment once empty, even between an {@code exists} and a read.
    */

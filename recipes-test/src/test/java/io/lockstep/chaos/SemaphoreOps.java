@@ -89,9 +89,9 @@ final class SemaphoreOps {
       if (untimed) {
         leases = List.of(semaphore.acquire());
       } else if (pair) {
-        leases = semaphore.acquire(2, Duration.ofMillis(budgetMs));
+        leases = semaphore.tryHold(2, Duration.ofMillis(budgetMs));
       } else {
-        leases = semaphore.tryAcquire(Duration.ofMillis(budgetMs)).map(List::of).orElse(List.of());
+        leases = semaphore.tryHold(Duration.ofMillis(budgetMs)).map(List::of).orElse(List.of());
       }
     } catch (LockException e) {
       run.tally.semFailed.increment();

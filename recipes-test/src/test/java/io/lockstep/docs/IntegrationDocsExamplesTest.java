@@ -311,7 +311,7 @@ class IntegrationDocsExamplesTest {
     }
 
     String quote(String currency) throws InterruptedException {
-      Optional<LockHold> lease = calls.tryAcquire(Duration.ofSeconds(5));
+      Optional<LockHold> lease = calls.tryHold(Duration.ofSeconds(5));
       if (lease.isEmpty()) {
         throw new IllegalStateException("rates API busy: 8 calls in flight across the instances");
       }

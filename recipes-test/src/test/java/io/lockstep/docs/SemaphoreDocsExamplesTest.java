@@ -31,8 +31,8 @@ class SemaphoreDocsExamplesTest {
 
     CuratorFramework client = zk.newClient(); // docs: ... a started client
     FencedStore store = new FencedStore(); // docs: ... your store, see getting-started.md
-    CountingSemaphore exports = new CountingSemaphore(client, "/semaphores/exports", 4);
-    Optional<LockHold> lease = exports.tryAcquire(Duration.ofSeconds(5));
+    CountingSemaphore exports = CountingSemaphore.builder(client, "/semaphores/exports", 4).build();
+    Optional<LockHold> lease = exports.tryHold(Duration.ofSeconds(5));
     if (lease.isPresent()) {
       try (LockHold hold = lease.get()) {
         store.write("export-17", "running", hold.fencingToken()); // at most 4 exports at once

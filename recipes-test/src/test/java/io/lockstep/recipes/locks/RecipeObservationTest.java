@@ -85,8 +85,8 @@ class RecipeObservationTest {
 
     semaphore.acquire().close(); // free: granted at the fast try
     LockHold taken = other.acquire();
-    assertThat(semaphore.tryAcquire(Duration.ZERO)).isEmpty(); // the fast try alone
-    assertThat(semaphore.tryAcquire(Duration.ofMillis(200))).isEmpty(); // fast try, mutex, lease
+    assertThat(semaphore.tryHold(Duration.ZERO)).isEmpty(); // the fast try alone
+    assertThat(semaphore.tryHold(Duration.ofMillis(200))).isEmpty(); // fast try, mutex, lease
     CompletableFuture<LockHold> cancelled =
         semaphore.acquireAsync(Duration.ofSeconds(20)).toCompletableFuture();
     await().until(() -> other.getParticipantNodes().size() == 2); // its lease waits
@@ -157,8 +157,8 @@ class RecipeObservationTest {
       recording.enable("io.lockstep.LockAcquire");
       recording.start();
 
-      assertThat(semaphore.tryAcquire(Duration.ZERO)).isEmpty();
-      assertThat(semaphore.tryAcquire(Duration.ofMillis(200))).isEmpty();
+      assertThat(semaphore.tryHold(Duration.ZERO)).isEmpty();
+      assertThat(semaphore.tryHold(Duration.ofMillis(200))).isEmpty();
       taken.close();
       semaphore.acquire().close();
 

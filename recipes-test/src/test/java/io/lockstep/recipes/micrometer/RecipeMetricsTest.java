@@ -38,8 +38,8 @@ class RecipeMetricsTest {
 
     semaphore.acquire().close();
     LockHold taken = other.acquire();
-    assertThat(semaphore.tryAcquire(Duration.ZERO)).isEmpty();
-    assertThat(semaphore.tryAcquire(Duration.ofMillis(200))).isEmpty();
+    assertThat(semaphore.tryHold(Duration.ZERO)).isEmpty();
+    assertThat(semaphore.tryHold(Duration.ofMillis(200))).isEmpty();
     CompletableFuture<LockHold> cancelled =
         semaphore.acquireAsync(Duration.ofSeconds(20)).toCompletableFuture();
     await().until(() -> gauge(registry, LockstepMetrics.WAITERS) == 1);

@@ -25,6 +25,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 final class ComposedLock implements FencedLock {
   private final List<InterProcessLock> locks;
   private final LockView view;
+  private volatile boolean closed; // no new hold: the composed locks are the caller's own
 
   ComposedLock(List<InterProcessLock> locks) {
     this.locks = List.copyOf(locks);
@@ -43,6 +44,7 @@ final class ComposedLock implements FencedLock {
 
   /** In order, within one total budget; on failure releases what it took, in reverse. */
   private boolean acquireAll(long timeoutNanos) throws InterruptedException {
+    checkOpen();
     long deadline = System.nanoTime() + timeoutNanos;
     List<InterProcessLock> acquired = new ArrayList<>();
     try {
@@ -201,6 +203,7 @@ final class ComposedLock implements FencedLock {
   public CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor) {
     long timeoutNanos = Arguments.timeoutNanos(timeout, "timeout");
     Objects.requireNonNull(executor, "executor");
+    checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
     CompletableFuture<LockHold> result = new CompletableFuture<>();
     AsyncChain chain = new AsyncChain(fenced, deadline(timeoutNanos), executor, result);
@@ -287,6 +290,7 @@ final class ComposedLock implements FencedLock {
 
   /** In list order, within one total budget; on failure or timeout closes what it took. */
   private LockHold holdAll(long timeoutNanos) throws InterruptedException {
+    checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
     long deadline = deadline(timeoutNanos);
     List<LockHold> taken = new ArrayList<>();
@@ -324,6 +328,17 @@ final class ComposedLock implements FencedLock {
   @Override
   public LockView asLock() {
     return view;
+  }
+
+  /** No new hold from now on; the locks it composes are left open (they are the caller's). */
+  void close() {
+    closed = true;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("Lock object " + this + " is closed");
+    }
   }
 
   /** The composed form's lock(): an interrupt restarts the whole sequence, then keeps the flag. */

@@ -3,8 +3,11 @@ package io.lockstep.recipes.locks;
 import io.lockstep.recipes.internal.owner.Leases;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -34,14 +37,20 @@ import org.apache.curator.framework.CuratorFramework;
  *
  * CuratorFramework client = ...; // a started client
  * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
- * CountingSemaphore exports = new CountingSemaphore(client, "/semaphores/exports", 4);
- * Optional<LockHold> lease = exports.tryAcquire(Duration.ofSeconds(5));
+ * CountingSemaphore exports = CountingSemaphore.builder(client, "/semaphores/exports", 4).build();
+ * Optional<LockHold> lease = exports.tryHold(Duration.ofSeconds(5));
  * if (lease.isPresent()) {
  *   try (LockHold hold = lease.get()) {
  *     store.write("export-17", "running", hold.fencingToken()); // at most 4 at once, anywhere
  *   }
  * }
  * }</pre>
+ *
+ * <p><b>Forms.</b> {@code tryHold} is the name every recipe gives "try, and give me a hold": it
+ * returns an {@link Optional} (or a list) that is empty when the budget ran out. The {@code
+ * acquire} forms keep the shapes and meanings of Curator's {@code InterProcessSemaphoreV2},
+ * including its {@code null} when a timed acquire runs out of budget. {@link #close()} ends the
+ * object's use.
  *
  * <p><b>Failures.</b> A timed request that runs out of budget returns empty (an asynchronous one
  * fails with {@link java.util.concurrent.TimeoutException}); one that cannot reach ZooKeeper when
@@ -54,7 +63,7 @@ import org.apache.curator.framework.CuratorFramework;
  * more than {@code maxLeases} processes may believe they hold one. Fence the writes that matter
  * (see {@link FencedLock}). Every participant of a path must use the same {@code maxLeases}.
  */
-public final class CountingSemaphore {
+public final class CountingSemaphore implements AutoCloseable {
   private final Leases leases;
   private final String path;
   private final int maxLeases;
@@ -72,24 +81,78 @@ public final class CountingSemaphore {
   public CountingSemaphore(CuratorFramework client, String path, int maxLeases) {
     Arguments.client(client);
     Arguments.path(path, "path");
-    if (maxLeases < 1) {
-      throw new IllegalArgumentException("maxLeases must be at least 1: " + maxLeases);
-    }
+    checkMax(maxLeases);
     this.leases = new Leases(client, path, maxLeases);
     this.path = path;
     this.maxLeases = maxLeases;
   }
 
   /**
-   * Waits as long as it takes for a lease.
+   * Starts building a semaphore on {@code path} for {@code maxLeases} leases at once, the shape
+   * every recipe shares. Nothing is sent to ZooKeeper until the first acquire.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the semaphore's path (Curator's {@code InterProcessSemaphoreV2} path)
+   * @param maxLeases how many leases may be held at once, at least 1
+   * @return a new builder
+   * @throws NullPointerException if {@code client} or {@code path} is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path, or
+   *     {@code maxLeases} is below 1
+   */
+  public static Builder builder(CuratorFramework client, String path, int maxLeases) {
+    return new Builder(Arguments.client(client), Arguments.path(path, "path"), checkMax(maxLeases));
+  }
+
+  /**
+   * Makes a {@link CountingSemaphore}. It has no options yet beyond its path and {@code maxLeases};
+   * it is there so that every recipe is built the same way.
+   */
+  public static final class Builder {
+    private final CuratorFramework client;
+    private final String path;
+    private final int maxLeases;
+
+    private Builder(CuratorFramework client, String path, int maxLeases) {
+      this.client = client;
+      this.path = path;
+      this.maxLeases = maxLeases;
+    }
+
+    /**
+     * Makes the semaphore. Nothing is sent to ZooKeeper until the first acquire.
+     *
+     * @return a new semaphore object
+     */
+    public CountingSemaphore build() {
+      return new CountingSemaphore(client, path, maxLeases);
+    }
+  }
+
+  /**
+   * Waits as long as it takes for a lease, as Curator's {@code acquire()}.
    *
    * @return the lease; close it to give it back
    * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
    * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
    *     closed
    */
   public LockHold acquire() throws InterruptedException {
     return leases.acquire(1, -1).get(0);
+  }
+
+  /**
+   * Waits as long as it takes for a lease: the same as {@link #acquire()}, under the name the locks
+   * give it.
+   *
+   * @return the lease; close it to give it back
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public LockHold hold() throws InterruptedException {
+    return acquire();
   }
 
   /**
@@ -100,13 +163,82 @@ public final class CountingSemaphore {
    * @throws NullPointerException if {@code timeout} is null
    * @throws IllegalArgumentException if {@code timeout} is negative
    * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
    * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
    * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
    *     closed
    */
-  public Optional<LockHold> tryAcquire(Duration timeout) throws InterruptedException {
+  public Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
     List<LockHold> got = leases.acquire(1, Arguments.timeoutNanos(timeout, "timeout"));
     return got.isEmpty() ? Optional.empty() : Optional.of(got.get(0));
+  }
+
+  /**
+   * Waits at most {@code timeout} for a lease.
+   *
+   * @param timeout the budget
+   * @return the lease, or empty if none was free within the budget
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @deprecated the same as {@link #tryHold(Duration)}, the name every recipe uses
+   */
+  @Deprecated
+  public Optional<LockHold> tryAcquire(Duration timeout) throws InterruptedException {
+    return tryHold(timeout);
+  }
+
+  /**
+   * Waits at most {@code time} for a lease, as Curator's {@code acquire(long, TimeUnit)}.
+   *
+   * @param time the budget, in {@code unit}
+   * @param unit the unit of {@code time}
+   * @return the lease, or {@code null} if none was free within the budget (Curator's meaning; see
+   *     {@link #tryHold(Duration)} for an {@link Optional})
+   * @throws NullPointerException if {@code unit} is null
+   * @throws IllegalArgumentException if {@code time} is negative
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
+   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public LockHold acquire(long time, TimeUnit unit) throws InterruptedException {
+    return firstOrNull(leases.acquire(1, Arguments.timeoutNanos(time, unit)));
+  }
+
+  /**
+   * Waits at most {@code timeout} for a lease: {@link #acquire(long, TimeUnit)} with a {@link
+   * Duration}.
+   *
+   * @param timeout the budget
+   * @return the lease, or {@code null} if none was free within the budget
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
+   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public LockHold acquire(Duration timeout) throws InterruptedException {
+    return firstOrNull(leases.acquire(1, Arguments.timeoutNanos(timeout, "timeout")));
+  }
+
+  /**
+   * Waits as long as it takes for {@code qty} leases, as Curator's {@code acquire(int)}; see {@link
+   * #tryHold(int, Duration)} for how several leases are taken.
+   *
+   * @param qty how many leases, from 1 to {@code maxLeases}
+   * @return {@code qty} leases
+   * @throws IllegalArgumentException if {@code qty} is out of range
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public List<LockHold> acquire(int qty) throws InterruptedException {
+    return leases.acquire(checkQty(qty), -1);
   }
 
   /**
@@ -122,16 +254,87 @@ public final class CountingSemaphore {
    * @throws NullPointerException if {@code timeout} is null
    * @throws IllegalArgumentException if {@code qty} is out of range or {@code timeout} negative
    * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
+   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public List<LockHold> tryHold(int qty, Duration timeout) throws InterruptedException {
+    return leases.acquire(checkQty(qty), Arguments.timeoutNanos(timeout, "timeout"));
+  }
+
+  /**
+   * Waits at most {@code time} for {@code qty} leases, all or none, as Curator's {@code
+   * acquire(int, long, TimeUnit)}; see {@link #tryHold(int, Duration)}.
+   *
+   * @param qty how many leases, from 1 to {@code maxLeases}
+   * @param time the budget, in {@code unit}
+   * @param unit the unit of {@code time}
+   * @return {@code qty} leases, or {@code null} if the budget ran out (Curator's meaning; every
+   *     lease granted by then was given back)
+   * @throws NullPointerException if {@code unit} is null
+   * @throws IllegalArgumentException if {@code qty} is out of range or {@code time} negative
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
+   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
+   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
+   *     closed
+   */
+  public List<LockHold> acquire(int qty, long time, TimeUnit unit) throws InterruptedException {
+    return emptyToNull(leases.acquire(checkQty(qty), Arguments.timeoutNanos(time, unit)));
+  }
+
+  /**
+   * Waits at most {@code timeout} for {@code qty} leases, all or none: {@link #acquire(int, long,
+   * TimeUnit)} with a {@link Duration}.
+   *
+   * @param qty how many leases, from 1 to {@code maxLeases}
+   * @param timeout the budget
+   * @return {@code qty} leases, or {@code null} if the budget ran out (every lease granted by then
+   *     was given back); {@link #tryHold(int, Duration)} returns an empty list instead
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code qty} is out of range or {@code timeout} negative
+   * @throws InterruptedException if interrupted first (nothing is left behind)
+   * @throws IllegalStateException if the semaphore object was closed
    * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
    * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
    *     closed
    */
   public List<LockHold> acquire(int qty, Duration timeout) throws InterruptedException {
+    return emptyToNull(leases.acquire(checkQty(qty), Arguments.timeoutNanos(timeout, "timeout")));
+  }
+
+  private static int checkMax(int maxLeases) {
+    if (maxLeases < 1) {
+      throw new IllegalArgumentException("maxLeases must be at least 1: " + maxLeases);
+    }
+    return maxLeases;
+  }
+
+  private int checkQty(int qty) {
     if (qty < 1 || qty > maxLeases) {
       throw new IllegalArgumentException(
           "qty must be from 1 to maxLeases (" + maxLeases + "): " + qty);
     }
-    return leases.acquire(qty, Arguments.timeoutNanos(timeout, "timeout"));
+    return qty;
+  }
+
+  private static LockHold firstOrNull(List<LockHold> got) {
+    return got.isEmpty() ? null : got.get(0);
+  }
+
+  private static List<LockHold> emptyToNull(List<LockHold> got) {
+    return got.isEmpty() ? null : got;
+  }
+
+  /**
+   * Asks for a lease without waiting for it, with no budget: the stage completes when a lease is
+   * granted (or the request fails). See {@link #acquireAsync(Duration, Executor)}.
+   *
+   * @return completes with the lease
+   */
+  public CompletionStage<LockHold> acquireAsync() {
+    return leases.acquireAsync(-1, leases::execute);
   }
 
   /**
@@ -147,8 +350,35 @@ public final class CountingSemaphore {
    * @throws IllegalArgumentException if {@code timeout} is negative
    */
   public CompletionStage<LockHold> acquireAsync(Duration timeout) {
+    return leases.acquireAsync(Arguments.timeoutNanos(timeout, "timeout"), leases::execute);
+  }
+
+  /**
+   * As {@link #acquireAsync(Duration)}, with the stage completed on {@code executor} (if it refuses
+   * the task, the stage fails with its {@link java.util.concurrent.RejectedExecutionException} and
+   * a lease granted meanwhile is given back).
+   *
+   * @param timeout the budget
+   * @param executor completes the stage, so runs its dependent stages
+   * @return completes with the lease, as {@link #acquireAsync(Duration)}
+   * @throws NullPointerException if {@code timeout} or {@code executor} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   */
+  public CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor) {
     long nanos = Arguments.timeoutNanos(timeout, "timeout");
-    return leases.acquireAsync(nanos, command -> leases.execute(command));
+    return leases.acquireAsync(nanos, Objects.requireNonNull(executor, "executor"));
+  }
+
+  /**
+   * Closes this semaphore object: it starts no new request from now on (every acquire form throws
+   * {@link IllegalStateException}, an asynchronous one fails with it), and the requests still
+   * waiting are withdrawn, leaving nothing behind (their callers get the same exception; a lease
+   * granted in the race is given back). Leases already handed out are not touched: they stay held
+   * until their holders close them. Idempotent.
+   */
+  @Override
+  public void close() {
+    leases.close();
   }
 
   /**

@@ -54,7 +54,7 @@ import org.apache.curator.framework.CuratorFramework;
  * Each idle key costs the lock object and its map entry (docs/services.md gives the measured size):
  * call {@code expireUnusedOlderThan} from a scheduled task of a service with many keys.
  */
-public final class KeyedLocks {
+public final class KeyedLocks implements AutoCloseable {
   /** The longest node name a key may become. */
   private static final int MAX_NAME_LENGTH = 1_024;
 
@@ -63,6 +63,7 @@ public final class KeyedLocks {
   private final String root;
   private final KeyLayout layout;
   private final ConcurrentMap<String, Entry> locks = new ConcurrentHashMap<>();
+  private volatile boolean closed;
 
   /** A lock of one key, and when it was last asked for. */
   private static final class Entry {
@@ -103,12 +104,93 @@ public final class KeyedLocks {
    */
   public KeyedLocks(CuratorFramework client, String root, KeyLayout layout) {
     this.client = Arguments.client(client);
-    this.clock = LockEngine.of(client)::now;
-    this.root = Arguments.path(root, "root");
+    this.root = checkRoot(root);
     this.layout = Objects.requireNonNull(layout, "layout");
+    this.clock = LockEngine.of(client)::now;
+  }
+
+  /**
+   * Starts building the locks of {@code root}, the shape every recipe shares; the {@link
+   * KeyLayout#flat() flat} layout unless {@link Builder#layout(KeyLayout)} says otherwise.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param root the path under which every key's lock lives; not {@code "/"}
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code root} is not a valid ZooKeeper path, or is {@code
+   *     "/"}
+   */
+  public static Builder builder(CuratorFramework client, String root) {
+    return new Builder(Arguments.client(client), checkRoot(root));
+  }
+
+  /** The options of {@link KeyedLocks}: its layout. Not thread-safe; {@link #build()} makes it. */
+  public static final class Builder {
+    private final CuratorFramework client;
+    private final String root;
+    private KeyLayout layout = KeyLayout.flat();
+
+    private Builder(CuratorFramework client, String root) {
+      this.client = client;
+      this.root = root;
+    }
+
+    /**
+     * Where a key's lock lives under the root: {@link KeyLayout#hashed(int)} for a service with
+     * many keys. Every process locking these keys must use the same.
+     *
+     * @param layout the layout
+     * @return this builder
+     * @throws NullPointerException if {@code layout} is null
+     */
+    public Builder layout(KeyLayout layout) {
+      this.layout = Objects.requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /**
+     * Makes the locks. Nothing is sent to ZooKeeper until a lock is acquired.
+     *
+     * @return a new object
+     */
+    public KeyedLocks build() {
+      return new KeyedLocks(client, root, layout);
+    }
+  }
+
+  private static String checkRoot(String root) {
+    Arguments.path(root, "root");
     if (root.equals("/")) {
       throw new IllegalArgumentException(
           "root must not be \"/\": give the locks a path of their own");
+    }
+    return root;
+  }
+
+  /**
+   * Closes this object and every lock object it made: no key gets a lock object from now on ({@link
+   * #mutex} and {@link #readWrite} throw {@link IllegalStateException}), and the lock objects
+   * handed out start no new hold (see {@link ReentrantMutex#close()}). Holds and acquires under way
+   * are not touched: they end as usual. Idempotent.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    for (String key : locks.keySet()) {
+      Entry entry = locks.remove(key);
+      if (entry != null) {
+        if (entry.lock instanceof ReadWriteMutex readWrite) {
+          readWrite.close();
+        } else {
+          ((ReentrantMutex) entry.lock).close();
+        }
+      }
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(this + " is closed");
     }
   }
 
@@ -119,7 +201,8 @@ public final class KeyedLocks {
    * @return the key's lock
    * @throws NullPointerException if {@code key} is null
    * @throws IllegalArgumentException if {@code key} is empty or too long
-   * @throws IllegalStateException if {@code key} is in use as a read-write lock here
+   * @throws IllegalStateException if {@code key} is in use as a read-write lock here, or this
+   *     object was closed
    */
   public ReentrantMutex mutex(String key) {
     return lockOf(key, ReentrantMutex.class, path -> new ReentrantMutex(client, path));
@@ -132,7 +215,8 @@ public final class KeyedLocks {
    * @return the key's lock
    * @throws NullPointerException if {@code key} is null
    * @throws IllegalArgumentException if {@code key} is empty or too long
-   * @throws IllegalStateException if {@code key} is in use as a mutex here
+   * @throws IllegalStateException if {@code key} is in use as a mutex here, or this object was
+   *     closed
    */
   public ReadWriteMutex readWrite(String key) {
     return lockOf(key, ReadWriteMutex.class, path -> new ReadWriteMutex(client, path));
@@ -198,6 +282,7 @@ public final class KeyedLocks {
   }
 
   private <L> L lockOf(String key, Class<L> kind, Function<String, L> create) {
+    checkOpen();
     String path = pathOf(key);
     Entry entry =
         locks.compute(
@@ -207,6 +292,10 @@ public final class KeyedLocks {
               current.lastAskedNanos = clock.getAsLong();
               return current;
             });
+    if (closed) {
+      close(); // closed while this key's lock was made: it goes too
+      checkOpen();
+    }
     if (!kind.isInstance(entry.lock)) {
       throw new IllegalStateException(
           "key '" + key + "' is in use as a " + entry.lock.getClass().getSimpleName() + " here");

@@ -76,7 +76,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessLock;
  * do Curator's path-by-path multi-locks and the composed form {@link #MultiMutex(List)}. Paths must
  * be distinct and none may lie inside another. See also {@link FencedLock}.
  */
-public final class MultiMutex implements FencedLock {
+public final class MultiMutex implements FencedLock, AutoCloseable {
   private final FencedLock delegate;
 
   /**
@@ -148,6 +148,22 @@ public final class MultiMutex implements FencedLock {
   @Override
   public void acquire() throws InterruptedException {
     delegate.acquire();
+  }
+
+  /**
+   * Closes this lock object: it starts no new hold from now on ({@code acquire}, {@code hold},
+   * {@code acquireAsync} and the {@link #asLock() Lock} view's methods throw {@link
+   * IllegalStateException}). Holds and acquires under way are not touched: they end as usual. A
+   * multi-lock composed of lock objects ({@link #MultiMutex(List)}) leaves them open: they are the
+   * caller's. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (delegate instanceof AbstractFencedLock atomic) {
+      atomic.holds.close();
+    } else {
+      ((ComposedLock) delegate).close();
+    }
   }
 
   @Override

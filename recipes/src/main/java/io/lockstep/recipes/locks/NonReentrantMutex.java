@@ -54,7 +54,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * <p><b>Limits.</b> See {@link FencedLock}: a paused holder can outlive its session; fence the
  * writes that matter.
  */
-public final class NonReentrantMutex extends AbstractFencedLock {
+public final class NonReentrantMutex extends AbstractFencedLock implements AutoCloseable {
   private final CuratorFramework client;
   private final String path;
   private final LockDriver driver;
@@ -265,6 +265,7 @@ public final class NonReentrantMutex extends AbstractFencedLock {
    * they end as usual. Closing is optional: the client's close gives every place back, and a kept
    * place nobody uses goes back when its linger runs out. Idempotent.
    */
+  @Override
   public void close() {
     holds.close();
   }

@@ -35,7 +35,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  *
  * CuratorFramework client = ...; // a started client
  * FencedStore store = ...; // your store: refuses stale tokens (docs/getting-started.md)
- * ReadWriteMutex catalog = new ReadWriteMutex(client, "/locks/catalog");
+ * ReadWriteMutex catalog = ReadWriteMutex.builder(client, "/locks/catalog").build();
  * catalog.readLock().acquire();
  * try {
  *   System.out.println(store.read("catalog")); // other readers may read meanwhile
@@ -52,7 +52,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * <p><b>Limits.</b> See {@link FencedLock}. Fence writes with the write lock's token. Readers share
  * the lock, so readers' tokens say nothing about each other.
  */
-public final class ReadWriteMutex {
+public final class ReadWriteMutex implements AutoCloseable {
   private final ReadLock readLock;
   private final WriteLock writeLock;
 
@@ -83,6 +83,67 @@ public final class ReadWriteMutex {
     ReadWriteOwnership holds = new ReadWriteOwnership(client, path, lockData);
     this.writeLock = new WriteLock(client, path, holds.writes());
     this.readLock = new ReadLock(client, path, holds.reads());
+  }
+
+  /**
+   * Starts building a read-write lock on {@code path}, the shape every recipe shares.
+   *
+   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param path the lock path
+   * @return a new builder
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
+   */
+  public static Builder builder(CuratorFramework client, String path) {
+    return new Builder(Arguments.client(client), Arguments.path(path, "path"));
+  }
+
+  /**
+   * The options of a {@link ReadWriteMutex}: the data of its lock nodes. Not thread-safe; {@link
+   * #build()} makes the lock.
+   */
+  public static final class Builder {
+    private final CuratorFramework client;
+    private final String path;
+    private byte[] lockData;
+
+    private Builder(CuratorFramework client, String path) {
+      this.client = client;
+      this.path = path;
+    }
+
+    /**
+     * Gives every lock node {@code lockData} instead of the client's default data (Curator's {@code
+     * InterProcessReadWriteLock(client, path, lockData)}).
+     *
+     * @param lockData the data, copied; null for the client's default data
+     * @return this builder
+     */
+    public Builder lockData(byte[] lockData) {
+      this.lockData = lockData == null ? null : lockData.clone();
+      return this;
+    }
+
+    /**
+     * Makes the lock. Nothing is sent to ZooKeeper until the first acquire.
+     *
+     * @return a new lock object
+     */
+    public ReadWriteMutex build() {
+      return new ReadWriteMutex(client, path, lockData);
+    }
+  }
+
+  /**
+   * Closes both sides of this lock object: neither starts a new hold from now on ({@code acquire},
+   * {@code hold}, {@code acquireAsync} and the {@code Lock} views' methods throw {@link
+   * IllegalStateException}; so does a downgrade, which takes a new read node). Holds and acquires
+   * under way are not touched: they end as usual. Idempotent.
+   */
+  @Override
+  public void close() {
+    readLock.holds.close();
+    writeLock.holds.close();
   }
 
   /**

@@ -66,7 +66,8 @@ import org.apache.curator.framework.recipes.locks.RevocationListener;
  * writes that matter. Do not acquire from a ZooKeeper or Curator callback thread: waiting there
  * blocks the events the lock waits for.
  */
-public final class ReentrantMutex extends AbstractFencedLock implements Revocable<ReentrantMutex> {
+public final class ReentrantMutex extends AbstractFencedLock
+    implements Revocable<ReentrantMutex>, AutoCloseable {
   private final CuratorFramework client;
   private final String path;
   private final LockDriver driver;
@@ -326,6 +327,7 @@ public final class ReentrantMutex extends AbstractFencedLock implements Revocabl
    * it. Closing is optional: the client's close gives every place back, and a kept place nobody
    * uses goes back when its linger runs out. Idempotent.
    */
+  @Override
   public void close() {
     holds.close();
   }

@@ -43,10 +43,12 @@ class ApiSurfaceTest {
       Set.of(
           "AcquireOutcome",
           "CountingSemaphore",
+          "CountingSemaphore$Builder",
           "EnableLockstepLocking",
           "FencedLock",
           "KeyLayout",
           "KeyedLocks",
+          "KeyedLocks$Builder",
           "LeaderElection",
           "LeaderElection$Builder",
           "LeaderLayout",
@@ -103,6 +105,7 @@ class ApiSurfaceTest {
           "Participant",
           "ReactiveLocks",
           "ReadWriteMutex",
+          "ReadWriteMutex$Builder",
           "ReadWriteMutex$ReadLock",
           "ReadWriteMutex$WriteLock",
           "ReentrantMutex",
@@ -172,6 +175,46 @@ class ApiSurfaceTest {
     }
     assertThat(missing).as("timed methods without a Duration form").isEmpty();
     assertThat(unclassified).as("long parameters neither in MILLIS nor in NOT_A_TIME").isEmpty();
+  }
+
+  /** The seven recipes: one shape (see docs/migration.md, "One shape for every recipe"). */
+  private static final List<Class<?>> RECIPES =
+      List.of(
+          ReentrantMutex.class,
+          NonReentrantMutex.class,
+          ReadWriteMutex.class,
+          MultiMutex.class,
+          KeyedLocks.class,
+          CountingSemaphore.class,
+          io.lockstep.recipes.leader.LeaderElection.class);
+
+  @Test
+  void everyRecipe_hasABuilder_andIsAutoCloseable() {
+    for (Class<?> recipe : RECIPES) {
+      assertThat(AutoCloseable.class.isAssignableFrom(recipe))
+          .as("%s is AutoCloseable", recipe.getSimpleName())
+          .isTrue();
+      assertThat(Arrays.stream(recipe.getMethods()))
+          .as("%s has a static builder(...)", recipe.getSimpleName())
+          .anyMatch(
+              method ->
+                  method.getName().equals("builder")
+                      && Modifier.isStatic(method.getModifiers())
+                      && method.getReturnType().getSimpleName().equals("Builder"));
+    }
+  }
+
+  @Test
+  void everyRecipeThatHandsOutHolds_namesTheTryForm_tryHold() {
+    for (Class<?> recipe : List.of(FencedLock.class, CountingSemaphore.class)) {
+      assertThat(Arrays.stream(recipe.getMethods()))
+          .as("%s.tryHold(Duration)", recipe.getSimpleName())
+          .anyMatch(
+              method ->
+                  method.getName().equals("tryHold")
+                      && Arrays.equals(
+                          method.getParameterTypes(), new Class<?>[] {Duration.class}));
+    }
   }
 
   @Test

@@ -67,8 +67,8 @@ class ClientRootsServicesTest {
     CountingSemaphore one = new CountingSemaphore(clients.first(root), path, 2);
     CountingSemaphore two = new CountingSemaphore(clients.second(root), path, 2);
 
-    LockHold a = one.tryAcquire(BUDGET).orElseThrow();
-    LockHold b = two.tryAcquire(BUDGET).orElseThrow();
+    LockHold a = one.tryHold(BUDGET).orElseThrow();
+    LockHold b = two.tryHold(BUDGET).orElseThrow();
     long firstToken = a.fencingToken();
     assertThat(firstToken).isPositive();
     assertThat(b.fencingToken()).isPositive();
@@ -167,7 +167,7 @@ class ClientRootsServicesTest {
     ReentrantMutex mutex = new ReentrantMutex(client, zk.path("orders/17"));
     CountingSemaphore semaphore = new CountingSemaphore(clients.second(root), zk.path("sem"), 3);
     assertThat(mutex.acquire(10, TimeUnit.SECONDS)).isTrue();
-    try (LockHold lease = semaphore.tryAcquire(BUDGET).orElseThrow()) {
+    try (LockHold lease = semaphore.tryHold(BUDGET).orElseThrow()) {
       assertThat(lease.fencingToken()).isPositive();
       LockInspector.Tree tree = new LockInspector(client).inspectTree(top, 100);
 

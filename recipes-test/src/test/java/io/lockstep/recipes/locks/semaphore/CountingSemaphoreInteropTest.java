@@ -57,19 +57,19 @@ class CountingSemaphoreInteropTest {
     CountingSemaphore ours = new CountingSemaphore(zk.newClient(), path, 3);
 
     Collection<Lease> curatorLeases = curator.acquire(2);
-    List<LockHold> ourLeases = ours.acquire(1, Duration.ofSeconds(5));
-    assertThat(ours.tryAcquire(Duration.ofMillis(300))).isEmpty();
+    List<LockHold> ourLeases = ours.tryHold(1, Duration.ofSeconds(5));
+    assertThat(ours.tryHold(Duration.ofMillis(300))).isEmpty();
     assertThat(curator.acquire(300, TimeUnit.MILLISECONDS)).isNull();
     assertThat(ours.availablePermits()).isZero();
 
     curator.returnAll(curatorLeases);
-    List<LockHold> two = ours.acquire(2, Duration.ofSeconds(5));
+    List<LockHold> two = ours.tryHold(2, Duration.ofSeconds(5));
     assertThat(two).hasSize(2);
     assertThat(curator.acquire(300, TimeUnit.MILLISECONDS)).isNull();
     ourLeases.get(0).close();
     Lease curatorLease = curator.acquire(5, TimeUnit.SECONDS);
     assertThat(curatorLease).isNotNull();
-    assertThat(ours.tryAcquire(Duration.ZERO)).isEmpty();
+    assertThat(ours.tryHold(Duration.ZERO)).isEmpty();
     curator.returnLease(curatorLease);
     two.forEach(LockHold::close);
     assertThat(ours.availablePermits()).isEqualTo(3);
@@ -91,7 +91,7 @@ class CountingSemaphoreInteropTest {
       if (lease != null) {
         curatorLeases.add(lease);
       }
-      ours.get(i).tryAcquire(Duration.ofMillis(200)).ifPresent(ourLeases::add);
+      ours.get(i).tryHold(Duration.ofMillis(200)).ifPresent(ourLeases::add);
     }
     assertThat(curatorLeases.size() + ourLeases.size()).isEqualTo(3);
     curatorLeases.forEach(lease -> curators.get(0).returnLease(lease));
@@ -104,7 +104,7 @@ class CountingSemaphoreInteropTest {
     String path = zk.path("sem");
     CuratorFramework observer = zk.newClient();
     CountingSemaphore holder = new CountingSemaphore(zk.newClient(), path, 2);
-    List<LockHold> held = holder.acquire(2, Duration.ofSeconds(5));
+    List<LockHold> held = holder.tryHold(2, Duration.ofSeconds(5));
     InterProcessSemaphoreV2 curator = new InterProcessSemaphoreV2(zk.newClient(), path, 2);
     CountingSemaphore ours = new CountingSemaphore(zk.newClient(), path, 2);
     ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -205,7 +205,7 @@ class CountingSemaphoreInteropTest {
     CountingSemaphore ours = new CountingSemaphore(client, path, 1);
     long before = zk.requestsSoFar(client);
     for (int i = 0; i < 5; i++) {
-      assertThat(ours.tryAcquire(Duration.ZERO)).isEmpty();
+      assertThat(ours.tryHold(Duration.ZERO)).isEmpty();
     }
     // create, the read behind it, the delete: the "wait" verdict withdraws before any watch
     assertThat(zk.requestsSoFar(client) - before).isEqualTo(3L * 5);
@@ -223,7 +223,7 @@ class CountingSemaphoreInteropTest {
 
   private static Optional<LockHold> ourAcquire(CountingSemaphore semaphore, int seconds) {
     try {
-      return semaphore.tryAcquire(Duration.ofSeconds(seconds));
+      return semaphore.tryHold(Duration.ofSeconds(seconds));
     } catch (InterruptedException e) {
       throw new IllegalStateException(e);
     }

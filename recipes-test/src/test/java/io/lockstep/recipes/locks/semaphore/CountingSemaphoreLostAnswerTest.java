@@ -101,7 +101,7 @@ class CountingSemaphoreLostAnswerTest {
 
   private static Optional<LockHold> tryAcquire(CountingSemaphore semaphore, Duration budget) {
     try {
-      return semaphore.tryAcquire(budget);
+      return semaphore.tryHold(budget);
     } catch (InterruptedException e) {
       throw new IllegalStateException(e);
     }

@@ -135,7 +135,7 @@ class CountingSemaphoreMixedRunTest {
     while (!stop.get()) {
       Optional<LockHold> lease;
       try {
-        lease = semaphore.tryAcquire(Duration.ofSeconds(2));
+        lease = semaphore.tryHold(Duration.ofSeconds(2));
       } catch (RuntimeException e) {
         continue; // unreachable, retries exhausted: try again
       }

@@ -156,7 +156,7 @@ class CountingSemaphoreOrphanTest {
     CuratorFramework client = zk.newClient();
     CountingSemaphore waiter = new CountingSemaphore(client, zk.path("sem"), 1);
     long start = System.nanoTime();
-    assertThat(waiter.tryAcquire(Duration.ofMillis(500))).isEmpty();
+    assertThat(waiter.tryHold(Duration.ofMillis(500))).isEmpty();
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1_500));
     assertThat(leases()).isEqualTo(1);
     assertThat(locks()).isZero();
@@ -170,7 +170,7 @@ class CountingSemaphoreOrphanTest {
     LockHold held = holdTheOnlyLease();
     CompletableFuture<LockHold> ahead = aWaiterAhead();
     CuratorFramework client = zk.newClient();
-    assertThat(new CountingSemaphore(client, zk.path("sem"), 1).tryAcquire(Duration.ofMillis(500)))
+    assertThat(new CountingSemaphore(client, zk.path("sem"), 1).tryHold(Duration.ofMillis(500)))
         .isEmpty();
     assertThat(locks()).isEqualTo(1);
     assertThat(leases()).isEqualTo(2); // the holder's and the waiter's ahead
@@ -214,7 +214,7 @@ class CountingSemaphoreOrphanTest {
             () -> {
               try {
                 outcome.complete(
-                    new AssertionError("acquired: " + waiter.tryAcquire(Duration.ofSeconds(60))));
+                    new AssertionError("acquired: " + waiter.tryHold(Duration.ofSeconds(60))));
               } catch (Throwable t) {
                 outcome.complete(t);
               }
@@ -328,7 +328,7 @@ class CountingSemaphoreOrphanTest {
     observer = zk.newClient();
     CuratorFramework client = zk.newClient();
     CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 2);
-    List<LockHold> both = semaphore.acquire(2, Duration.ofSeconds(5));
+    List<LockHold> both = semaphore.tryHold(2, Duration.ofSeconds(5));
     Sessions.expire(client, zk.server().getConnectString());
     await()
         .atMost(Duration.ofSeconds(20))
@@ -337,7 +337,7 @@ class CountingSemaphoreOrphanTest {
     assertThatThrownBy(both.get(1)::fencingToken).isInstanceOf(LockOwnershipLostException.class);
     both.forEach(LockHold::close);
     Optional<LockHold> again =
-        new CountingSemaphore(zk.newClient(), zk.path("sem"), 2).tryAcquire(Duration.ofSeconds(5));
+        new CountingSemaphore(zk.newClient(), zk.path("sem"), 2).tryHold(Duration.ofSeconds(5));
     assertThat(again).isPresent();
     assertThat(leases()).isEqualTo(1);
     again.get().close();
@@ -365,7 +365,7 @@ class CountingSemaphoreOrphanTest {
           .until(() -> !client.getZookeeperClient().isConnected());
       for (Duration budget : List.of(Duration.ZERO, Duration.ofMillis(500))) {
         long start = System.nanoTime();
-        assertThatThrownBy(() -> semaphore.tryAcquire(budget))
+        assertThatThrownBy(() -> semaphore.tryHold(budget))
             .isInstanceOf(LockUnreachableException.class);
         assertThat(Duration.ofNanos(System.nanoTime() - start))
             .isLessThan(budget.plusMillis(200 + 500));

@@ -117,19 +117,19 @@ class CountingSemaphoreTest {
   void severalLeases_areTakenTogether_orNoneWhenTheyDoNotFitInTheBudget() throws Exception {
     CuratorFramework client = zk.newClient();
     CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 5);
-    List<LockHold> three = semaphore.acquire(3, Duration.ofSeconds(5));
+    List<LockHold> three = semaphore.tryHold(3, Duration.ofSeconds(5));
     assertThat(three).hasSize(3);
     assertThat(semaphore.availablePermits()).isEqualTo(2);
     assertThat(semaphore.getParticipantNodes()).hasSize(3);
 
     CountingSemaphore other = new CountingSemaphore(zk.newClient(), zk.path("sem"), 5);
-    assertThat(other.acquire(3, Duration.ofMillis(300))).isEmpty();
+    assertThat(other.tryHold(3, Duration.ofMillis(300))).isEmpty();
     // the two free leases it took on the way were given back, and nothing else is left
     assertThat(children(client, zk.path("sem/leases"))).isEqualTo(3);
     assertThat(children(client, zk.path("sem/locks"))).isZero();
     assertThat(semaphore.availablePermits()).isEqualTo(2);
 
-    List<LockHold> two = other.acquire(2, Duration.ofSeconds(5));
+    List<LockHold> two = other.tryHold(2, Duration.ofSeconds(5));
     assertThat(two).hasSize(2);
     assertThat(semaphore.availablePermits()).isZero();
     three.forEach(LockHold::close);
@@ -140,13 +140,13 @@ class CountingSemaphoreTest {
   @Test
   void aWaitingQtyRequest_isGrantedWhenEnoughLeasesReturn() throws Exception {
     CountingSemaphore semaphore = new CountingSemaphore(zk.newClient(), zk.path("sem"), 3);
-    List<LockHold> held = semaphore.acquire(2, Duration.ofSeconds(5));
+    List<LockHold> held = semaphore.tryHold(2, Duration.ofSeconds(5));
     CountingSemaphore other = new CountingSemaphore(zk.newClient(), zk.path("sem"), 3);
     CompletableFuture<List<LockHold>> waiting =
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                return other.acquire(3, Duration.ofSeconds(20));
+                return other.tryHold(3, Duration.ofSeconds(20));
               } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
               }
@@ -175,7 +175,7 @@ class CountingSemaphoreTest {
           CompletableFuture.supplyAsync(
               () -> {
                 try {
-                  return semaphore.acquire(3, Duration.ofSeconds(20));
+                  return semaphore.tryHold(3, Duration.ofSeconds(20));
                 } catch (InterruptedException e) {
                   throw new IllegalStateException(e);
                 }
@@ -254,12 +254,12 @@ class CountingSemaphoreTest {
   void aZeroBudget_takesAFreeLeaseAtOnce_orReturnsEmptyWithoutQueueing() throws Exception {
     CuratorFramework client = zk.newClient();
     CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 2);
-    Optional<LockHold> first = semaphore.tryAcquire(Duration.ZERO);
-    Optional<LockHold> second = semaphore.tryAcquire(Duration.ZERO);
+    Optional<LockHold> first = semaphore.tryHold(Duration.ZERO);
+    Optional<LockHold> second = semaphore.tryHold(Duration.ZERO);
     assertThat(first).isPresent();
     assertThat(second).isPresent();
     long start = System.nanoTime();
-    assertThat(semaphore.tryAcquire(Duration.ZERO)).isEmpty();
+    assertThat(semaphore.tryHold(Duration.ZERO)).isEmpty();
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1_500));
     assertThat(client.checkExists().forPath(zk.path("sem/locks"))).isNull(); // never queued
     assertThat(children(client, zk.path("sem/leases"))).isEqualTo(2);
@@ -298,22 +298,22 @@ class CountingSemaphoreTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxLeases");
     CountingSemaphore semaphore = new CountingSemaphore(client, path, 2);
-    assertThatThrownBy(() -> semaphore.acquire(0, Duration.ofSeconds(1)))
+    assertThatThrownBy(() -> semaphore.tryHold(0, Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("qty");
-    assertThatThrownBy(() -> semaphore.acquire(3, Duration.ofSeconds(1)))
+    assertThatThrownBy(() -> semaphore.tryHold(3, Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("qty");
-    assertThatThrownBy(() -> semaphore.tryAcquire(Duration.ofMillis(-1)))
+    assertThatThrownBy(() -> semaphore.tryHold(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("timeout");
-    assertThatThrownBy(() -> semaphore.tryAcquire(null))
+    assertThatThrownBy(() -> semaphore.tryHold(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("timeout");
     assertThatThrownBy(() -> semaphore.acquireAsync(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("timeout");
-    assertThatThrownBy(() -> semaphore.acquire(1, Duration.ofSeconds(-1)))
+    assertThatThrownBy(() -> semaphore.tryHold(1, Duration.ofSeconds(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("timeout");
     assertThat(client.checkExists().forPath(path)).isNull();

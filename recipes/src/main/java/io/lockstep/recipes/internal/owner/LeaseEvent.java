@@ -30,8 +30,12 @@ sealed interface LeaseEvent {
   /** The budget ran out. */
   record Deadline() implements LeaseEvent {}
 
-  /** The caller cancelled; {@code cleaned} completes once nothing is left (within the grace). */
-  record Cancel(CompletableFuture<Void> cleaned) implements LeaseEvent {}
+  /**
+   * The caller cancelled; {@code cleaned} completes once nothing is left (within the grace); the
+   * request fails with {@code reason}, or a {@link java.util.concurrent.CancellationException} if
+   * null.
+   */
+  record Cancel(CompletableFuture<Void> cleaned, RuntimeException reason) implements LeaseEvent {}
 
   /** A {@link LeaseStep.Expire} finished: how the attempt in flight ended at the deadline. */
   record Expired(int attempt, Waits.Ending ending) implements LeaseEvent {}

@@ -307,7 +307,7 @@ final class LeaseMachine {
       granted.add(attempt); // kept: given back by a cancel, counted by a deadline
     }
     if (ending instanceof LeaseEvent.Cancel cancel) {
-      finish(attempt, new LeaseStep.Cancelled(cancel.cleaned()), graceEnd, steps);
+      finish(attempt, new LeaseStep.Cancelled(cancel.cleaned(), cancel.reason()), graceEnd, steps);
     } else if (granted.size() == qty) {
       succeed(steps); // the last lease won the race with the deadline
     } else if (outcome == Attempt.Outcome.FAILED) {

@@ -26,7 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>The rules are {@link LeaseMachine}'s; this class feeds it the attempts' news under its lock
  * and carries out its steps in order, after unlocking ({@link Outbox}): it starts, withdraws and
- * releases attempts, and completes the caller's future.
+ * releases attempts, and completes the caller's future. A withdrawal runs at once in the thread
+ * whose event asked for it (the attempt it names is started already), never behind another thread's
+ * drain.
  */
 final class LeaseRequest {
   private final Leases leases;
@@ -77,8 +79,13 @@ final class LeaseRequest {
    * gives back what was granted; completes once nothing is left (within the grace, if reachable).
    */
   CompletableFuture<Void> cancel() {
+    return cancel(null);
+  }
+
+  /** As {@link #cancel()}; the request fails with {@code reason} (null: a cancellation). */
+  CompletableFuture<Void> cancel(RuntimeException reason) {
     CompletableFuture<Void> cleaned = new CompletableFuture<>();
-    return on(new LeaseEvent.Cancel(cleaned)) ? cleaned : null;
+    return on(new LeaseEvent.Cancel(cleaned, reason)) ? cleaned : null;
   }
 
   /**
@@ -89,14 +96,24 @@ final class LeaseRequest {
   private boolean on(LeaseEvent event) {
     boolean drain = false;
     boolean refused = false;
+    LeaseStep withdraw = null;
     lock.lock();
     try {
       for (LeaseStep step : machine.on(event)) {
         refused |= step instanceof LeaseStep.CancelRefused;
-        drain |= outbox.add(step);
+        if (step instanceof LeaseStep.Withdraw) {
+          withdraw = step; // at most one per event
+        } else {
+          drain |= outbox.add(step);
+        }
       }
     } finally {
       lock.unlock();
+    }
+    if (withdraw != null) {
+      // In this thread, not behind another thread's drain: a fast try's verdict is heard in the
+      // engine's thread right before it arms the try's watch, and withdrawn now it arms none.
+      run(withdraw);
     }
     if (drain) {
       outbox.drain();
@@ -212,8 +229,10 @@ final class LeaseRequest {
     return CompletableFuture.completedFuture(
         cause instanceof LeaseStep.Unreachable
             ? leases.unreachableFailure(timeoutNanos)
-            : cause instanceof LeaseStep.Cancelled
-                ? new CancellationException("the lease request was cancelled")
+            : cause instanceof LeaseStep.Cancelled cancelled
+                ? cancelled.reason() != null
+                    ? cancelled.reason()
+                    : new CancellationException("the lease request was cancelled")
                 : leases.busy());
   }
 }

@@ -58,8 +58,12 @@ sealed interface LeaseStep {
   /** {@code attempt} failed, with {@code known} if its failure is known already. */
   record Failed(int attempt, Throwable known) implements Cause {}
 
-  /** The caller cancelled: {@code cleaned} completes once nothing is left, within the grace. */
-  record Cancelled(CompletableFuture<Void> cleaned) implements Cause {}
+  /**
+   * The caller cancelled: {@code cleaned} completes once nothing is left, within the grace; the
+   * request fails with {@code reason}, or a {@link java.util.concurrent.CancellationException} if
+   * null.
+   */
+  record Cancelled(CompletableFuture<Void> cleaned, RuntimeException reason) implements Cause {}
 
   /**
    * The request ended without its leases: give back {@code leases} and the {@code mutex} (0 for

@@ -21,9 +21,11 @@ import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -53,6 +55,8 @@ public final class Leases {
   private final Slot leaseSlot;
   private final Slot mutexSlot;
   private final Handles handles;
+  private final Set<LeaseRequest> waiting = ConcurrentHashMap.newKeySet(); // not ended yet
+  private volatile boolean closed;
 
   /**
    * @param path the semaphore's path, checked by the caller
@@ -81,7 +85,7 @@ public final class Leases {
    */
   public List<LockHold> acquire(int qty, long timeoutNanos) throws InterruptedException {
     long start = now();
-    LeaseRequest request = LeaseRequest.start(this, qty, timeoutNanos, start);
+    LeaseRequest request = start(qty, timeoutNanos, start);
     CompletableFuture<List<Attempt>> done = request.done();
     try {
       if (timeoutNanos < 0 || timeoutNanos == Long.MAX_VALUE) {
@@ -125,7 +129,7 @@ public final class Leases {
    */
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
     long start = now();
-    LeaseRequest request = LeaseRequest.start(this, 1, timeoutNanos, start);
+    LeaseRequest request = start(1, timeoutNanos, start);
     CompletableFuture<LockHold> result = new CompletableFuture<>();
     Callbacks.when(
         request.done(),
@@ -160,6 +164,34 @@ public final class Leases {
               }
             });
     return result;
+  }
+
+  /**
+   * Closes the semaphore object: no request starts from now on, and those still waiting are
+   * withdrawn, failing with the same {@link IllegalStateException}. Idempotent.
+   */
+  public void close() {
+    closed = true;
+    for (LeaseRequest request : waiting) {
+      var unused = request.cancel(closedException());
+    }
+  }
+
+  private LeaseRequest start(int qty, long timeoutNanos, long startNanos) {
+    if (closed) {
+      throw closedException();
+    }
+    LeaseRequest request = LeaseRequest.start(this, qty, timeoutNanos, startNanos);
+    waiting.add(request);
+    Callbacks.when(request.done(), (v, f) -> waiting.remove(request));
+    if (closed) {
+      var unused = request.cancel(closedException()); // closed while it started
+    }
+    return request;
+  }
+
+  private IllegalStateException closedException() {
+    return new IllegalStateException("Semaphore " + path + " is closed");
   }
 
   /**

@@ -197,7 +197,7 @@ class LeaseMachinePropertiesTest {
       if (!deadlinePassed) {
         events.add(new LeaseEvent.Deadline());
       }
-      events.add(new LeaseEvent.Cancel(new CompletableFuture<>()));
+      events.add(new LeaseEvent.Cancel(new CompletableFuture<>(), null));
       return events;
     }
 

@@ -212,19 +212,19 @@ class LeaseMachineTest {
   void aCancelDuringAWithdrawal_givesBackTheGrantThatWonIt() {
     Fixture run = new Fixture(Row.LEASE_WITHDRAWING);
     CompletableFuture<Void> cleaned = new CompletableFuture<>();
-    assertThat(run.on(new LeaseEvent.Cancel(cleaned))).as("accepted, ends later").isEmpty();
+    assertThat(run.on(new LeaseEvent.Cancel(cleaned, null))).as("accepted, ends later").isEmpty();
     List<LeaseStep> steps = run.on(new LeaseEvent.Withdrawn(5, Attempt.Outcome.GRANTED));
     LeaseStep.Finish finish = (LeaseStep.Finish) steps.get(0);
     assertThat(finish.leases()).containsExactly(4, 5);
     assertThat(finish.mutex()).as("released at its loss").isEqualTo(LeaseMachine.NONE);
-    assertThat(finish.cause()).isEqualTo(new LeaseStep.Cancelled(cleaned));
+    assertThat(finish.cause()).isEqualTo(new LeaseStep.Cancelled(cleaned, null));
   }
 
   @Test
   void aCancelOfTheMutexAttempt_givesTheMutexBack_withoutCountingItAsALease() {
     Fixture run = new Fixture(Row.MUTEX);
     CompletableFuture<Void> cleaned = new CompletableFuture<>();
-    assertThat(run.on(new LeaseEvent.Cancel(cleaned)))
+    assertThat(run.on(new LeaseEvent.Cancel(cleaned, null)))
         .containsExactly(new LeaseStep.Withdraw(3, AcquireOutcome.WITHDRAWN));
     LeaseStep.Finish finish =
         (LeaseStep.Finish) run.on(new LeaseEvent.Withdrawn(3, Attempt.Outcome.GRANTED)).get(0);
@@ -314,7 +314,7 @@ class LeaseMachineTest {
         case WITHDRAWN_FAILED -> on(new LeaseEvent.Withdrawn(subject, Attempt.Outcome.FAILED));
         case MUTEX_LOST -> on(new LeaseEvent.MutexLost(3));
         case DEADLINE -> on(new LeaseEvent.Deadline());
-        case CANCEL -> on(new LeaseEvent.Cancel(new CompletableFuture<>()));
+        case CANCEL -> on(new LeaseEvent.Cancel(new CompletableFuture<>(), null));
         case EXPIRED_GRANTED -> on(new LeaseEvent.Expired(subject, Waits.Ending.GRANTED));
         case EXPIRED_TIMED_OUT -> on(new LeaseEvent.Expired(subject, Waits.Ending.TIMED_OUT));
         case EXPIRED_UNREACHABLE -> on(new LeaseEvent.Expired(subject, Waits.Ending.UNREACHABLE));
