@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -109,7 +110,7 @@ class LockObjectCloseTest {
   }
 
   @Test
-  void closingWhileALocalThreadWaits_letsItHold_andTheLastReleaseGivesThePlaceBack()
+  void closingWhileALocalThreadWaits_withdrawsIt_andTheLastReleaseGivesThePlaceBack()
       throws Exception {
     CuratorFramework client = zk.newClient();
     String path = zk.path("lock");
@@ -119,13 +120,15 @@ class LockObjectCloseTest {
     await("the waiter joined").until(() -> !waiter.isDone() && lock.isAcquiredInThisProcess());
 
     lock.close();
+    assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
+        .as("the close withdrew the waiter")
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(IllegalStateException.class);
+    lock.checkHeld();
+    assertThat(children(client, path)).as("the holder's place").hasSize(1);
     lock.release();
-    LockHold hold = waiter.get(10, TimeUnit.SECONDS);
-    assertThat(hold.fencingToken()).isPositive();
-    assertThat(children(client, path)).as("handed on locally").hasSize(1);
-    hold.close();
 
-    await("given back after the waiter").until(() -> children(client, path).isEmpty());
+    await("given back at the last release, not kept").until(() -> children(client, path).isEmpty());
   }
 
   // ---- a closed lock object ----

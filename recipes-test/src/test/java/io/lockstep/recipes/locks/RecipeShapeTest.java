@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * One shape for every recipe, on a real server: the builders make what the constructors make, the
@@ -175,6 +178,110 @@ class RecipeShapeTest {
     try (LockHold held = inner.hold()) {
       assertThat(held.state()).as("the composed lock, still open").isEqualTo(LockState.HELD);
     }
+  }
+
+  /** A lock object of each kind whose close withdraws its acquires, and how to close it. */
+  enum Closable {
+    REENTRANT,
+    REENTRANT_LOCAL_HANDOFF,
+    NON_REENTRANT,
+    WRITE_LOCK,
+    MULTI_MUTEX;
+
+    /** The lock object on {@code path} (or its paths), and its close. */
+    Map.Entry<FencedLock, Runnable> make(CuratorFramework client, String path) {
+      switch (this) {
+        case REENTRANT -> {
+          ReentrantMutex lock = new ReentrantMutex(client, path);
+          return Map.entry(lock, lock::close);
+        }
+        case REENTRANT_LOCAL_HANDOFF -> {
+          ReentrantMutex lock = ReentrantMutex.builder(client, path).localHandoff().build();
+          return Map.entry(lock, lock::close);
+        }
+        case NON_REENTRANT -> {
+          NonReentrantMutex lock = new NonReentrantMutex(client, path);
+          return Map.entry(lock, lock::close);
+        }
+        case WRITE_LOCK -> {
+          ReadWriteMutex lock = new ReadWriteMutex(client, path);
+          return Map.entry(lock.writeLock(), lock::close);
+        }
+        default -> {
+          MultiMutex lock = new MultiMutex(client, List.of(path + "/a", path + "/b"));
+          return Map.entry(lock, lock::close);
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Closable.class)
+  void aClosedLockObject_withdrawsItsAcquiresUnderWay_andLeavesTheHolderAlone(Closable kind)
+      throws Exception {
+    String path = zk.path("lock");
+    FencedLock holderLock = kind.make(zk.newClient(), path).getKey();
+    LockHold held = holderLock.hold();
+    CuratorFramework admin = zk.newClient();
+    int holderNodes = nodes(admin, path);
+    Map.Entry<FencedLock, Runnable> waiting = kind.make(zk.newClient(), path);
+    FencedLock lock = waiting.getKey();
+    CompletableFuture<Object> blocked =
+        inThread(
+            () -> {
+              lock.acquire();
+              return "acquired";
+            });
+    CompletableFuture<Object> timed = inThread(() -> lock.acquire(30, TimeUnit.SECONDS));
+    CompletableFuture<LockHold> async =
+        lock.acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
+    await("a waiter queued").until(() -> nodes(admin, path) > holderNodes);
+
+    waiting.getValue().run();
+
+    for (CompletableFuture<Object> call : List.of(blocked, timed)) {
+      assertThat(call.get(10, TimeUnit.SECONDS))
+          .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("closed");
+    }
+    assertThatThrownBy(() -> async.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(lock::acquire).isInstanceOf(IllegalStateException.class);
+    await("the waiters left nothing").until(() -> nodes(admin, path) == holderNodes);
+    assertThat(held.state()).isEqualTo(LockState.HELD);
+    held.close();
+  }
+
+  /** Runs {@code call} in a thread of its own; completes with its result or what it threw. */
+  private static CompletableFuture<Object> inThread(java.util.concurrent.Callable<?> call) {
+    CompletableFuture<Object> result = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                result.complete(call.call());
+              } catch (Exception e) {
+                result.complete(e);
+              }
+            });
+    thread.setDaemon(true);
+    thread.start();
+    return result;
+  }
+
+  /** Lock nodes under {@code path} and its sub-paths (a multi-lock's). */
+  private static int nodes(CuratorFramework client, String path) throws Exception {
+    int count = 0;
+    for (String child : ZooKeeperExtension.childrenOrNone(client, path)) {
+      if (child.startsWith("_c_")) {
+        count++;
+      } else {
+        count += ZooKeeperExtension.childrenOrNone(client, path + "/" + child).size();
+      }
+    }
+    return count;
   }
 
   @Test

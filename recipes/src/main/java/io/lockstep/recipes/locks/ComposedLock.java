@@ -49,6 +49,7 @@ final class ComposedLock implements FencedLock {
     List<InterProcessLock> acquired = new ArrayList<>();
     try {
       for (InterProcessLock lock : locks) {
+        checkOpen(); // closed meanwhile: what was taken goes back
         if (timeoutNanos < 0) {
           lock.acquire();
         } else if (!lock.acquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {

@@ -170,8 +170,8 @@ public final class KeyedLocks implements AutoCloseable {
   /**
    * Closes this object and every lock object it made: no key gets a lock object from now on ({@link
    * #mutex} and {@link #readWrite} throw {@link IllegalStateException}), and the lock objects
-   * handed out start no new hold (see {@link ReentrantMutex#close()}). Holds and acquires under way
-   * are not touched: they end as usual. Idempotent.
+   * handed out are closed (see {@link ReentrantMutex#close()}: they start no new hold, their
+   * acquires under way are withdrawn, their holds are not touched). Idempotent.
    */
   @Override
   public void close() {

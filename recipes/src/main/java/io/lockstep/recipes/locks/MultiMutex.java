@@ -153,9 +153,11 @@ public final class MultiMutex implements FencedLock, AutoCloseable {
   /**
    * Closes this lock object: it starts no new hold from now on ({@code acquire}, {@code hold},
    * {@code acquireAsync} and the {@link #asLock() Lock} view's methods throw {@link
-   * IllegalStateException}). Holds and acquires under way are not touched: they end as usual. A
-   * multi-lock composed of lock objects ({@link #MultiMutex(List)}) leaves them open: they are the
-   * caller's. Idempotent.
+   * IllegalStateException}), and its acquires under way are withdrawn (they throw {@link
+   * IllegalStateException}; a grant that won the race is kept). Holds are not touched. A multi-lock
+   * composed of lock objects ({@link #MultiMutex(List)}) leaves them open, as they are the
+   * caller's: an acquire under way finishes the lock it waits for, then gives back what it took and
+   * throws. Idempotent.
    */
   @Override
   public void close() {

@@ -257,13 +257,15 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
   /**
    * Closes this lock object: it starts no new hold from now on ({@code acquire}, {@code hold},
    * {@code acquireAsync} and the {@link #asLock() Lock} view's methods throw {@link
-   * IllegalStateException}), and it gives up its share of its process's place in the queue. With
-   * local handoff or a {@code linger}, the lock objects of one client on one path share one place;
-   * when the last of them closes, a place kept for later goes back at once (its node is deleted in
-   * the background, and the call does not wait), and a place that is held or waited for then goes
-   * back at its last release instead of lingering. Holds and acquires under way are not touched:
-   * they end as usual. Closing is optional: the client's close gives every place back, and a kept
-   * place nobody uses goes back when its linger runs out. Idempotent.
+   * IllegalStateException}), its acquires under way are withdrawn (they throw {@link
+   * IllegalStateException}, an asynchronous one fails with it, and they leave nothing behind; a
+   * grant that won the race is kept), and it gives up its share of its process's place in the
+   * queue. With local handoff or a {@code linger}, the lock objects of one client on one path share
+   * one place; when the last of them closes, a place kept for later goes back at once (its node is
+   * deleted in the background, and the call does not wait), and a place that is held then goes back
+   * at its last release instead of lingering. Holds are not touched: they end as usual. Closing is
+   * optional: the client's close gives every place back, and a kept place nobody uses goes back
+   * when its linger runs out. Idempotent.
    */
   @Override
   public void close() {

@@ -137,8 +137,9 @@ public final class ReadWriteMutex implements AutoCloseable {
   /**
    * Closes both sides of this lock object: neither starts a new hold from now on ({@code acquire},
    * {@code hold}, {@code acquireAsync} and the {@code Lock} views' methods throw {@link
-   * IllegalStateException}; so does a downgrade, which takes a new read node). Holds and acquires
-   * under way are not touched: they end as usual. Idempotent.
+   * IllegalStateException}; so does a downgrade, which takes a new read node), and the acquires
+   * under way on either side are withdrawn (they throw {@link IllegalStateException}; a grant that
+   * won the race is kept). Holds are not touched: they end as usual. Idempotent.
    */
   @Override
   public void close() {

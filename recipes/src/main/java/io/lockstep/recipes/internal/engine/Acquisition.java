@@ -316,12 +316,22 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   @Override
   public Outcome withdraw(AcquireOutcome reason) {
     lifecycle.withdrawing(reason);
+    return withdrawNow();
+  }
+
+  private Outcome withdrawNow() {
     on(new StateEvent.Withdraw());
     Phase phase = state.view().phase();
     if (phase.wasGranted()) {
       return Outcome.GRANTED;
     }
     return phase == Phase.FAILED ? Outcome.FAILED : Outcome.WITHDRAWN;
+  }
+
+  @Override
+  public Outcome withdraw(RuntimeException failWith) {
+    lifecycle.withdrawing(failWith);
+    return withdrawNow();
   }
 
   /**

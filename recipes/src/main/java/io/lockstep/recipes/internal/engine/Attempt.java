@@ -44,6 +44,13 @@ public interface Attempt {
    */
   Outcome withdraw(AcquireOutcome reason);
 
+  /**
+   * Withdraws the attempt unless it was granted or failed first, as {@link #withdraw}; the caller
+   * waiting for it then gets {@code failWith} rather than a plain withdrawal (its lock object was
+   * closed). Observers hear {@link AcquireOutcome#WITHDRAWN}.
+   */
+  Outcome withdraw(RuntimeException failWith);
+
   /** Why the attempt failed, once it has. */
   RuntimeException failure();
 

@@ -23,9 +23,10 @@ public interface AttemptFactory {
   LockSettings settings();
 
   /**
-   * The lock object closed: no attempt starts from now on, and its share of a place for local
-   * handoff goes (the last one gives the place back when nobody needs it). Attempts started before
-   * are not touched. Idempotent.
+   * The lock object closed: no attempt starts from now on, its attempts not granted yet are
+   * withdrawn (their callers get {@link #closed}'s exception; a grant that won the race is kept),
+   * and its share of a place for local handoff goes (the last one gives the place back when nobody
+   * needs it). Holds are not touched. Idempotent.
    */
   void close();
 
@@ -37,14 +38,16 @@ public interface AttemptFactory {
   /** Attempts with a node of their own. */
   static AttemptFactory plain(LockSettings settings) {
     return new AttemptFactory() {
-      private volatile boolean closed;
+      private final LiveAttempts live = new LiveAttempts();
 
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
-        if (closed) {
+        if (live.isClosed()) {
           throw AttemptFactory.closed(settings);
         }
-        return Acquisition.start(settings, slots, revocationHandler, null, null);
+        return live.track(
+            Acquisition.start(settings, slots, revocationHandler, null, null),
+            () -> AttemptFactory.closed(settings));
       }
 
       @Override
@@ -54,7 +57,7 @@ public interface AttemptFactory {
 
       @Override
       public void close() {
-        closed = true;
+        live.closeAll(() -> AttemptFactory.closed(settings));
       }
     };
   }

@@ -29,6 +29,7 @@ public final class Lifecycle {
   private final CompletableFuture<LockOwnershipLostException> lost = new CompletableFuture<>();
   private volatile RuntimeException failure;
   private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
+  private volatile RuntimeException withdrawnWith; // what a withdrawn attempt's caller gets, if set
   private volatile Consumer<LockState> changeHook; // told of the hold's changes, in order
   private final long disconnectsAtStart; // the client's disconnects when the attempt began
 
@@ -95,6 +96,15 @@ public final class Lifecycle {
    */
   public void withdrawing(AcquireOutcome reason) {
     withdrawnAs = reason;
+  }
+
+  /**
+   * The attempt is being withdrawn because its lock object closed: its caller gets {@code failWith}
+   * rather than a plain withdrawal; observers hear WITHDRAWN.
+   */
+  public void withdrawing(RuntimeException failWith) {
+    withdrawnAs = AcquireOutcome.WITHDRAWN;
+    withdrawnWith = failWith;
   }
 
   /**
@@ -166,7 +176,8 @@ public final class Lifecycle {
       telemetry.ended(outcome);
     }
     if (failure == null) {
-      granted.completeExceptionally(new CancellationException("withdrawn"));
+      RuntimeException why = withdrawnWith;
+      granted.completeExceptionally(why != null ? why : new CancellationException("withdrawn"));
     } else {
       this.failure = failure;
       granted.completeExceptionally(failure);

@@ -4,6 +4,7 @@ import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.AcquisitionState;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.LiveAttempts;
 import io.lockstep.recipes.internal.engine.LockEngine;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
@@ -72,13 +73,15 @@ public final class LocalPlace {
     place.drainIfAsked();
     return new AttemptFactory() {
       private final AtomicBoolean closed = new AtomicBoolean();
+      private final LiveAttempts live = new LiveAttempts();
 
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
         if (closed.get()) {
           throw AttemptFactory.closed(settings);
         }
-        return place.join(settings, maxInARow, lingerNanos);
+        return live.track(
+            place.join(settings, maxInARow, lingerNanos), () -> AttemptFactory.closed(settings));
       }
 
       @Override
@@ -89,6 +92,7 @@ public final class LocalPlace {
       @Override
       public void close() {
         if (closed.compareAndSet(false, true)) {
+          live.closeAll(() -> AttemptFactory.closed(settings));
           place.closed();
         }
       }

@@ -77,6 +77,12 @@ final class PlaceMember implements Attempt {
   }
 
   @Override
+  public Outcome withdraw(RuntimeException failWith) {
+    lifecycle.withdrawing(failWith);
+    return place.withdraw(record);
+  }
+
+  @Override
   public RuntimeException failure() {
     return lifecycle.failure();
   }
