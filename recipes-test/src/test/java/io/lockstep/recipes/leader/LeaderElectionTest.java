@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
@@ -200,6 +201,37 @@ class LeaderElectionTest {
 
     assertThat(thread.get(10, TimeUnit.SECONDS)).startsWith("lockstep-");
     assertThat(b.isLeader()).isTrue();
+  }
+
+  @Test
+  void awaitLeadership_returnsOnlyOnceTheListenersHeardElected_evenWhenTheTermIsAlreadyThere()
+      throws Exception {
+    CountDownLatch inListener = new CountDownLatch(1);
+    CountDownLatch letGo = new CountDownLatch(1);
+    LeaderElection a =
+        LeaderElection.builder(zk.newClient(), zk.path("election")).participantId("a").build();
+    elections.add(a);
+    a.addListener(
+        new LeadershipListener() {
+          @Override
+          public void elected(Leadership leadership) {
+            inListener.countDown();
+            try {
+              letGo.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        });
+    a.start();
+    assertThat(inListener.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(a.isLeader()).as("the term is there").isTrue();
+
+    assertThat(a.awaitLeadership(Duration.ofMillis(300)))
+        .as("not before the listener has heard it")
+        .isEmpty();
+    letGo.countDown();
+    assertThat(a.awaitLeadership(Duration.ofSeconds(10))).isPresent();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.lockstep.recipes.leader;
 
+import io.lockstep.recipes.internal.engine.Notifier;
 import io.lockstep.recipes.internal.zk.Scheduler;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,12 +17,12 @@ final class Announcer {
   private static final Logger log = LoggerFactory.getLogger(Announcer.class);
 
   private final String path;
-  private final SerialExecutor queue;
+  private final Notifier queue; // the engine's serial executor
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
 
   Announcer(String path, Scheduler scheduler) {
     this.path = path;
-    this.queue = new SerialExecutor(scheduler);
+    this.queue = new Notifier(scheduler);
   }
 
   void add(LeadershipListener listener) {
@@ -34,7 +35,7 @@ final class Announcer {
 
   /** Tells every listener, in order with every other callback of the election. */
   void tell(Consumer<LeadershipListener> callback) {
-    queue.execute(
+    queue.submit(
         () -> {
           for (LeadershipListener listener : listeners) {
             try {
@@ -48,6 +49,6 @@ final class Announcer {
 
   /** Runs {@code task} (completing a future: user stages) in order with the callbacks. */
   void execute(Runnable task) {
-    queue.execute(task);
+    queue.submit(task);
   }
 }

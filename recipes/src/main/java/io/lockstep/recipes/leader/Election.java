@@ -154,7 +154,7 @@ final class Election {
         throw new IllegalStateException("LeaderElection on " + path + " was not started");
       }
       Term term = holding();
-      return term != null ? CompletableFuture.completedFuture(term) : machine.next().copy();
+      return term != null ? term.announced().copy() : machine.next().copy();
     } finally {
       lock.unlock();
     }
@@ -260,7 +260,11 @@ final class Election {
       terms.get(closed.term()).markClosed();
     } else if (step instanceof ElectionStep.Complete complete) {
       Term term = terms.get(complete.term());
-      announcer.execute(() -> complete.next().complete(term));
+      announcer.execute( // after the listeners heard ELECTED, told just before
+          () -> {
+            term.announced().complete(term);
+            complete.next().complete(term);
+          });
     } else if (step instanceof ElectionStep.Fail fail) {
       fail(fail);
     } else if (step instanceof ElectionStep.RetryLater retry) {

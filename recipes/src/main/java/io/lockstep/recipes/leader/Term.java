@@ -4,6 +4,7 @@ import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -16,6 +17,9 @@ final class Term implements Leadership {
   private final long epoch;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean released = new AtomicBoolean();
+
+  /** Completed with this term once the listeners have heard it elected. */
+  private final CompletableFuture<Leadership> announced = new CompletableFuture<>();
 
   /**
    * Why the term was lost, kept before the election releases the lost attempt (a released attempt
@@ -33,6 +37,14 @@ final class Term implements Leadership {
   /** The epoch, read without a check: what the state listener matches changes against. */
   long epoch() {
     return epoch;
+  }
+
+  /**
+   * Completes with this term once its listeners have heard it elected: a caller waiting for
+   * leadership returns after them.
+   */
+  CompletableFuture<Leadership> announced() {
+    return announced;
   }
 
   /** The election machine's id of the term. */

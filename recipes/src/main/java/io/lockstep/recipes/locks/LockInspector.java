@@ -155,21 +155,21 @@ public final class LockInspector {
   public Snapshot inspect(String path) {
     Arguments.path(path, "path");
     List<String> children = children(path);
-    if (isSemaphoreLayout(children)) {
-      return new Snapshot(path, entries(path + "/leases", children(path + "/leases")), List.of());
+    if (LeaseDriver.isSemaphoreLayout(children)) {
+      String leases = ZKPaths.makePath(path, LeaseDriver.LEASES);
+      return new Snapshot(path, entries(leases, children(leases)), List.of());
     }
     List<String> nodes = QueueOrder.lockNodes(children); // other children are no participants
     if (nodes.stream().anyMatch(n -> modeOf(n) == Mode.LATCH)) {
       List<String> latch = nodes.stream().filter(n -> modeOf(n) == Mode.LATCH).toList();
       return headHolds(path, entries(path, QueueOrder.sort(latch, LatchDriver.INSTANCE)));
     }
-    boolean readWrite =
-        nodes.stream().anyMatch(n -> n.contains("__READ__") || n.contains("__WRIT__"));
+    boolean readWrite = nodes.stream().anyMatch(ReadWriteDriver::isReadWrite);
     if (!readWrite) {
       return headHolds(path, entries(path, QueueOrder.sort(nodes, LockDriver.mutex())));
     }
     List<Entry> queue = entries(path, QueueOrder.sort(nodes, ReadWriteDriver.READ));
-    int holders = readWriteHolders(queue);
+    int holders = ReadWriteDriver.holdersAtHead(names(queue));
     return new Snapshot(path, queue.subList(0, holders), queue.subList(holders, queue.size()));
   }
 
@@ -243,14 +243,15 @@ public final class LockInspector {
     for (int read = 0; read < maxNodes && !pending.isEmpty(); read++) {
       String path = pending.pop();
       List<String> children = new ArrayList<>(children(path));
-      boolean semaphore = isSemaphoreLayout(children);
+      boolean semaphore = LeaseDriver.isSemaphoreLayout(children);
       if (semaphore || !QueueOrder.lockNodes(children).isEmpty()) {
         Snapshot lock = inspect(path);
         if (!lock.holders().isEmpty() || !lock.waiters().isEmpty()) {
           locks.add(lock);
         }
       }
-      children.removeIf(c -> NodeNames.isLockNode(c) || semaphore && isSemaphorePart(c));
+      children.removeIf(
+          c -> NodeNames.isLockNode(c) || semaphore && LeaseDriver.isSemaphorePart(c));
       children.sort(Comparator.reverseOrder()); // popped in order
       for (String child : children) {
         String next = ZKPaths.makePath(path, child);
@@ -275,18 +276,6 @@ public final class LockInspector {
       throw failure(path, e);
     }
     return stat == null || stat.getCzxid() == 0;
-  }
-
-  /**
-   * A semaphore's {@code leases} and {@code locks}, or its {@code leases} alone: the server reaps
-   * the {@code locks} container whenever nobody waits.
-   */
-  private static boolean isSemaphoreLayout(List<String> children) {
-    return children.contains("leases") && (children.contains("locks") || children.size() == 1);
-  }
-
-  private static boolean isSemaphorePart(String child) {
-    return child.equals("leases") || child.equals("locks");
   }
 
   /**
@@ -329,8 +318,8 @@ public final class LockInspector {
   public Snapshot inspectSemaphore(String path, int maxLeases) {
     Arguments.path(path, "path");
     LeaseDriver order = new LeaseDriver(maxLeases);
-    String leasesPath = ZKPaths.makePath(path, "leases");
-    String locksPath = ZKPaths.makePath(path, "locks");
+    String leasesPath = ZKPaths.makePath(path, LeaseDriver.LEASES);
+    String locksPath = ZKPaths.makePath(path, LeaseDriver.LOCKS);
     List<String> leaseNodes = QueueOrder.lockNodes(children(leasesPath));
     List<Entry> leases = entries(leasesPath, QueueOrder.sort(leaseNodes, order));
     List<String> lockNodes = QueueOrder.lockNodes(children(locksPath));
@@ -347,35 +336,10 @@ public final class LockInspector {
     return new Snapshot(path, queue.subList(0, holders), queue.subList(holders, queue.size()));
   }
 
-  /**
-   * Readers ahead of the first writer hold; so does the first writer, if only its own downgrade's
-   * read nodes (which carry its sequence number) are ahead of it.
-   */
-  private static int readWriteHolders(List<Entry> queue) {
-    int readers = 0;
-    while (readers < queue.size() && queue.get(readers).mode() != Mode.WRITE) {
-      readers++;
-    }
-    if (readers == queue.size()) {
-      return readers;
-    }
-    String writer = sequenceOf(queue.get(readers).node());
-    for (int i = 0; i < readers; i++) {
-      if (!sequenceOf(queue.get(i).node()).equals(writer)) {
-        return readers; // other readers ahead: the writer waits for them
-      }
-    }
-    return readers + 1; // first, or behind its own ties only: the writer holds
-  }
-
-  private static String sequenceOf(String node) {
-    return node.substring(Math.max(0, node.length() - 10));
-  }
-
   private List<Entry> entries(String parent, List<String> names) {
     List<Entry> entries = new ArrayList<>();
     Instant now = Instant.now();
-    boolean leases = parent.endsWith("/leases");
+    boolean leases = parent.endsWith("/" + LeaseDriver.LEASES);
     for (String name : names) {
       String node = ZKPaths.makePath(parent, name);
       Stat stat = new Stat();
@@ -399,11 +363,16 @@ public final class LockInspector {
     return entries;
   }
 
+  /** The entries' node names (the last part of each path), in order. */
+  private static List<String> names(List<Entry> entries) {
+    return entries.stream().map(entry -> ZKPaths.getNodeFromPath(entry.node())).toList();
+  }
+
   private static Mode modeOf(String name) {
-    if (name.contains("__WRIT__")) {
+    if (ReadWriteDriver.isWriter(name)) {
       return Mode.WRITE;
     }
-    if (name.contains("__READ__")) {
+    if (ReadWriteDriver.isReader(name)) {
       return Mode.READ;
     }
     if (name.contains(LatchDriver.LOCK_NAME)) {

@@ -16,8 +16,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A notice that runs no user code (waking the caller when the lock has no listeners) runs in the
  * calling thread if nothing is queued before it, saving a thread hop on the common path.
+ *
+ * <p>It is the engine's one serial executor: a leader election's callbacks run on one too.
  */
-final class Notifier {
+public final class Notifier {
   private static final Logger log = LoggerFactory.getLogger(Notifier.class);
 
   /** The notifier whose notices the current thread is running, if any. */
@@ -27,12 +29,12 @@ final class Notifier {
   private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pending = new AtomicInteger();
 
-  Notifier(Scheduler scheduler) {
+  public Notifier(Scheduler scheduler) {
     this.scheduler = scheduler;
   }
 
   /** Queues a notice that may run user code. */
-  void submit(Runnable notice) {
+  public void submit(Runnable notice) {
     queue.add(notice);
     if (pending.getAndIncrement() == 0) {
       scheduler.execute(this::drain);

@@ -67,8 +67,8 @@ public final class Leases {
     this.path = path;
     this.maxLeases = maxLeases;
     this.leaseSettings = LockSettings.of(client, path, "CountingSemaphore");
-    String leasesPath = ZKPaths.makePath(path, "leases");
-    String locksPath = ZKPaths.makePath(path, "locks");
+    String leasesPath = ZKPaths.makePath(path, LeaseDriver.LEASES);
+    String locksPath = ZKPaths.makePath(path, LeaseDriver.LOCKS);
     this.mutexSettings = LockSettings.unobserved(LockEngine.of(client), client, locksPath);
     this.leaseSlot = Slot.of(leasesPath, new LeaseDriver(maxLeases), null);
     this.mutexSlot = Slot.of(locksPath, LockDriver.mutex(), null);

@@ -21,6 +21,27 @@ public final class LeaseDriver implements LockDriver {
   /** Curator's lease node name. */
   public static final String LEASE_NAME = "lease-";
 
+  /** The semaphore's directory of lease nodes, under its path. */
+  public static final String LEASES = "leases";
+
+  /**
+   * The semaphore's mutex directory (Curator's {@code InterProcessMutex} layout), under its path.
+   */
+  public static final String LOCKS = "locks";
+
+  /**
+   * Whether the children of a path are a semaphore's: its {@code leases} and {@code locks}, or its
+   * {@code leases} alone (the server reaps the {@code locks} container whenever nobody waits).
+   */
+  public static boolean isSemaphoreLayout(List<String> children) {
+    return children.contains(LEASES) && (children.contains(LOCKS) || children.size() == 1);
+  }
+
+  /** Whether {@code child} is one of a semaphore's two directories. */
+  public static boolean isSemaphorePart(String child) {
+    return child.equals(LEASES) || child.equals(LOCKS);
+  }
+
   private final int maxLeases;
 
   /**

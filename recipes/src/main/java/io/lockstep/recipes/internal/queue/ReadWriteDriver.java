@@ -54,6 +54,33 @@ public enum ReadWriteDriver implements LockDriver {
     return LockDecision.hold();
   }
 
+  /**
+   * How many nodes at the head of a sorted queue hold: the readers ahead of the first writer, and
+   * that writer too if only its own downgrade's read nodes (tied to its sequence number) are ahead
+   * of it. The view of an observer, such as the lock inspector, not a decision for one node.
+   */
+  public static int holdersAtHead(List<String> sortedNodeNames) {
+    int readers = 0;
+    while (readers < sortedNodeNames.size() && !isWriter(sortedNodeNames.get(readers))) {
+      readers++;
+    }
+    if (readers == sortedNodeNames.size()) {
+      return readers;
+    }
+    String writer = sequenceOf(sortedNodeNames.get(readers));
+    for (int i = 0; i < readers; i++) {
+      if (!suffixAfter(sortedNodeNames.get(i), READ.lockName).equals(writer)) {
+        return readers; // other readers ahead: the writer waits for them
+      }
+    }
+    return readers + 1; // first, or behind its own ties only: the writer holds
+  }
+
+  /** Whether {@code nodeName} is a node of Curator's read-write layout. */
+  public static boolean isReadWrite(String nodeName) {
+    return isReader(nodeName) || isWriter(nodeName);
+  }
+
   /** The sequence suffix of a write node, which a downgrade's read node is tied to. */
   public static String sequenceOf(String writeNodeName) {
     return suffixAfter(writeNodeName, WRITE.lockName);

@@ -48,4 +48,19 @@ class ReadWriteDriverTest {
   void sequenceOfAWriteNode_isWhatADowngradeTiesTo() {
     assertThat(ReadWriteDriver.sequenceOf(W7)).isEqualTo("0000000007");
   }
+
+  @Test
+  void holdersAtHead_areTheReadersBeforeTheFirstWriter_andTheWriterBehindOnlyItsOwnTies() {
+    String r4 = "_c_6-__READ__0000000004";
+    assertThat(ReadWriteDriver.holdersAtHead(List.of())).isZero();
+    assertThat(ReadWriteDriver.holdersAtHead(List.of(r4, R6, R8))).as("readers only").isEqualTo(3);
+    assertThat(ReadWriteDriver.holdersAtHead(List.of(W5, R6, W7))).as("a writer first").isOne();
+    assertThat(ReadWriteDriver.holdersAtHead(List.of(r4, W5, R6))).as("a reader ahead").isOne();
+    assertThat(ReadWriteDriver.holdersAtHead(List.of(TIE5, W5, R6)))
+        .as("a downgrade: the writer and its tied reader hold")
+        .isEqualTo(2);
+    assertThat(ReadWriteDriver.holdersAtHead(List.of(r4, TIE5, W5, R6)))
+        .as("another reader ahead of the tie: the writer waits")
+        .isEqualTo(2);
+  }
 }
