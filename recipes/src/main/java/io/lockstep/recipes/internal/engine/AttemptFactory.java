@@ -35,19 +35,24 @@ public interface AttemptFactory {
     return new IllegalStateException("Lock object " + settings.description() + " is closed");
   }
 
+  /**
+   * A lock object's attempts not granted yet, which its close withdraws: their callers get {@link
+   * #closed}'s exception.
+   */
+  static LiveWork<Attempt> live(LockSettings settings) {
+    return new LiveWork<>(Attempt::withdraw, () -> closed(settings));
+  }
+
   /** Attempts with a node of their own. */
   static AttemptFactory plain(LockSettings settings) {
     return new AttemptFactory() {
-      private final LiveAttempts live = new LiveAttempts();
+      private final LiveWork<Attempt> live = live(settings);
 
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
-        if (live.isClosed()) {
-          throw AttemptFactory.closed(settings);
-        }
-        return live.track(
-            Acquisition.start(settings, slots, revocationHandler, null, null),
-            () -> AttemptFactory.closed(settings));
+        live.checkOpen();
+        Attempt attempt = Acquisition.start(settings, slots, revocationHandler, null, null);
+        return live.track(attempt, attempt.grantedFuture());
       }
 
       @Override
@@ -57,7 +62,7 @@ public interface AttemptFactory {
 
       @Override
       public void close() {
-        live.closeAll(() -> AttemptFactory.closed(settings));
+        live.closeAll();
       }
     };
   }

@@ -4,7 +4,7 @@ import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.AcquisitionState;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
-import io.lockstep.recipes.internal.engine.LiveAttempts;
+import io.lockstep.recipes.internal.engine.LiveWork;
 import io.lockstep.recipes.internal.engine.LockEngine;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
@@ -73,15 +73,13 @@ public final class LocalPlace {
     place.drainIfAsked();
     return new AttemptFactory() {
       private final AtomicBoolean closed = new AtomicBoolean();
-      private final LiveAttempts live = new LiveAttempts();
+      private final LiveWork<Attempt> live = AttemptFactory.live(settings);
 
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
-        if (closed.get()) {
-          throw AttemptFactory.closed(settings);
-        }
-        return live.track(
-            place.join(settings, maxInARow, lingerNanos), () -> AttemptFactory.closed(settings));
+        live.checkOpen();
+        Attempt member = place.join(settings, maxInARow, lingerNanos);
+        return live.track(member, member.grantedFuture());
       }
 
       @Override
@@ -92,7 +90,7 @@ public final class LocalPlace {
       @Override
       public void close() {
         if (closed.compareAndSet(false, true)) {
-          live.closeAll(() -> AttemptFactory.closed(settings));
+          live.closeAll();
           place.closed();
         }
       }

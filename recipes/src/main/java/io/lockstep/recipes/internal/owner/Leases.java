@@ -4,6 +4,7 @@ import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Awaits;
+import io.lockstep.recipes.internal.engine.LiveWork;
 import io.lockstep.recipes.internal.engine.LockEngine;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
@@ -21,11 +22,9 @@ import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -55,8 +54,12 @@ public final class Leases {
   private final Slot leaseSlot;
   private final Slot mutexSlot;
   private final Handles handles;
-  private final Set<LeaseRequest> waiting = ConcurrentHashMap.newKeySet(); // not ended yet
-  private volatile boolean closed;
+  private final LiveWork<LeaseRequest> waiting = // requests not ended yet, which close withdraws
+      new LiveWork<>(
+          (request, closed) -> {
+            var unused = request.cancel(closed);
+          },
+          this::closedException);
 
   /**
    * @param path the semaphore's path, checked by the caller
@@ -171,23 +174,13 @@ public final class Leases {
    * withdrawn, failing with the same {@link IllegalStateException}. Idempotent.
    */
   public void close() {
-    closed = true;
-    for (LeaseRequest request : waiting) {
-      var unused = request.cancel(closedException());
-    }
+    waiting.closeAll();
   }
 
   private LeaseRequest start(int qty, long timeoutNanos, long startNanos) {
-    if (closed) {
-      throw closedException();
-    }
+    waiting.checkOpen();
     LeaseRequest request = LeaseRequest.start(this, qty, timeoutNanos, startNanos);
-    waiting.add(request);
-    Callbacks.when(request.done(), (v, f) -> waiting.remove(request));
-    if (closed) {
-      var unused = request.cancel(closedException()); // closed while it started
-    }
-    return request;
+    return waiting.track(request, request.done());
   }
 
   private IllegalStateException closedException() {
