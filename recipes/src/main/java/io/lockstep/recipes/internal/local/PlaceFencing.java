@@ -5,15 +5,48 @@ import io.lockstep.recipes.locks.LockOwnershipLostException;
 import java.util.List;
 
 /**
- * The fencing columns of a {@link PlaceMachine}'s table: a holder asks for its fence (token and
- * check version), and a write of the place's node answers. The bookkeeping is its {@link Fence};
- * the handing on that waits for a write is the machine's. Used only under the place's lock.
+ * The fencing columns of a {@link PlaceMachine}'s table, and what a member holds for its ownership
+ * checks: a holder asks for its fence (token and check version), and a write of the place's node
+ * answers. The bookkeeping is its {@link Fence}; the handing on that waits for a write is the
+ * machine's. Used only under the place's lock.
  */
 final class PlaceFencing {
   private final PlaceMachine m;
 
   PlaceFencing(PlaceMachine machine) {
     this.m = machine;
+  }
+
+  /** What {@code member} holds, or null if it does not hold (any more). */
+  PlaceState.Held heldBy(Contender member) {
+    return m.holder == member && member.tenure.isHolding()
+        ? new PlaceState.Held(m.node, m.owner, member.token, member.version)
+        : null;
+  }
+
+  /**
+   * What {@code member} holds, recording that it hands out checks of its version (the next handoff
+   * then writes the node first); null if it does not hold (any more).
+   */
+  PlaceState.Held takeChecks(Contender member) {
+    if (m.holder != member || !member.tenure.isHolding() || member.version < 0) {
+      return null;
+    }
+    checksTaken(member);
+    return new PlaceState.Held(m.node, m.owner, member.token, member.version);
+  }
+
+  /** The place's node and owner as {@code member} knew them (also once lost), or null. */
+  PlaceState.Held lastHeldBy(Contender member) {
+    return member.tenure == null
+        ? null
+        : new PlaceState.Held(m.node, m.owner, member.token, member.version);
+  }
+
+  private void checksTaken(Contender member) {
+    if (m.holder == member && member.version == m.fence.version) {
+      m.fence.checksTaken = true;
+    }
   }
 
   void asked(PlaceEvent.FenceAsked asked, List<PlaceStep> steps) {

@@ -22,8 +22,8 @@ final class PlaceMachine {
   PlaceState.Phase phase = PlaceState.Phase.NONE;
   private boolean placeDecided; // TAKING: the attempt waits behind someone
   private boolean atRisk; // HELD: the place's connection is suspended
-  private String node; // HELD: the place's node
-  private long owner; // HELD: the session owning it
+  String node; // HELD: the place's node
+  long owner; // HELD: the session owning it
   private final Deque<Contender> waiting = new ArrayDeque<>();
   Contender holder; // HELD: the member holding, or null while a handoff awaits an answer
   final Fence fence = new Fence();
@@ -46,32 +46,6 @@ final class PlaceMachine {
   /** Where the place stands. */
   PlaceState.Phase placePhase() {
     return phase;
-  }
-
-  /** What {@code member} holds, or null if it does not hold (any more). */
-  PlaceState.Held heldBy(Contender member) {
-    return holder == member && member.tenure.isHolding()
-        ? new PlaceState.Held(node, owner, member.token, member.version)
-        : null;
-  }
-
-  /**
-   * What {@code member} holds, recording that it hands out checks of its version (the next handoff
-   * then writes the node first); null if it does not hold (any more).
-   */
-  PlaceState.Held takeChecks(Contender member) {
-    if (holder != member || !member.tenure.isHolding() || member.version < 0) {
-      return null;
-    }
-    checksTaken(member);
-    return new PlaceState.Held(node, owner, member.token, member.version);
-  }
-
-  /** The place's node and owner as {@code member} knew them (also once lost), or null. */
-  PlaceState.Held lastHeldBy(Contender member) {
-    return member.tenure == null
-        ? null
-        : new PlaceState.Held(node, owner, member.token, member.version);
   }
 
   // ---- members coming and going ----
@@ -405,12 +379,6 @@ final class PlaceMachine {
     if (!retireAsked && isRetirable()) {
       retireAsked = true;
       steps.add(new PlaceStep.Retire());
-    }
-  }
-
-  private void checksTaken(Contender member) {
-    if (holder == member && member.version == fence.version) {
-      fence.checksTaken = true;
     }
   }
 

@@ -185,7 +185,7 @@ final class PlaceState {
   Held heldBy(Contender member) {
     lock.lock();
     try {
-      return machine.heldBy(member);
+      return machine.fencing.heldBy(member);
     } finally {
       lock.unlock();
     }
@@ -198,7 +198,7 @@ final class PlaceState {
   Held takeChecks(Contender member) {
     lock.lock();
     try {
-      return machine.takeChecks(member);
+      return machine.fencing.takeChecks(member);
     } finally {
       lock.unlock();
     }
@@ -208,7 +208,7 @@ final class PlaceState {
   Held lastHeldBy(Contender member) {
     lock.lock();
     try {
-      return machine.lastHeldBy(member);
+      return machine.fencing.lastHeldBy(member);
     } finally {
       lock.unlock();
     }
