@@ -72,15 +72,7 @@ class RecipeShapeTest {
     CountingSemaphore semaphore =
         CountingSemaphore.builder(zk.newClient(), zk.path("sem"), 1).build();
     LockHold lease = semaphore.hold();
-    CompletableFuture<Object> blocked =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return semaphore.acquire();
-              } catch (InterruptedException | RuntimeException e) {
-                return e;
-              }
-            });
+    CompletableFuture<Object> blocked = inThread(semaphore::acquire);
     CompletableFuture<LockHold> async =
         semaphore.acquireAsync(Duration.ofSeconds(30)).toCompletableFuture();
     CuratorFramework admin = zk.newClient();

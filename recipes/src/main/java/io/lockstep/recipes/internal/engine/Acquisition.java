@@ -316,10 +316,6 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   @Override
   public Outcome withdraw(AcquireOutcome reason) {
     lifecycle.withdrawing(reason);
-    return withdrawNow();
-  }
-
-  private Outcome withdrawNow() {
     on(new StateEvent.Withdraw());
     Phase phase = state.view().phase();
     if (phase.wasGranted()) {
@@ -331,7 +327,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   @Override
   public Outcome withdraw(RuntimeException failWith) {
     lifecycle.withdrawing(failWith);
-    return withdrawNow();
+    return withdraw(AcquireOutcome.WITHDRAWN);
   }
 
   /**

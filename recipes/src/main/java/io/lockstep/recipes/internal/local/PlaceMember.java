@@ -79,7 +79,7 @@ final class PlaceMember implements Attempt {
   @Override
   public Outcome withdraw(RuntimeException failWith) {
     lifecycle.withdrawing(failWith);
-    return place.withdraw(record);
+    return withdraw(AcquireOutcome.WITHDRAWN);
   }
 
   @Override
