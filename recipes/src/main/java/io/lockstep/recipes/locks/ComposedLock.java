@@ -1,5 +1,7 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.Budget;
+import io.lockstep.recipes.internal.owner.Waits;
 import io.lockstep.recipes.internal.zk.Background;
 import io.lockstep.recipes.internal.zk.Retries;
 import java.time.Duration;
@@ -13,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.listen.Listenable;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
@@ -25,10 +28,12 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 final class ComposedLock implements FencedLock {
   private final List<InterProcessLock> locks;
   private final LockView view;
+  private final LongSupplier clock; // for one total budget over the locks
   private volatile boolean closed; // no new hold: the composed locks are the caller's own
 
   ComposedLock(List<InterProcessLock> locks) {
     this.locks = List.copyOf(locks);
+    this.clock = clockOf(this.locks);
     this.view = new LockView(this, this::acquireUninterruptibly);
   }
 
@@ -45,14 +50,14 @@ final class ComposedLock implements FencedLock {
   /** In order, within one total budget; on failure releases what it took, in reverse. */
   private boolean acquireAll(long timeoutNanos) throws InterruptedException {
     checkOpen();
-    long deadline = System.nanoTime() + timeoutNanos;
+    Budget budget = Budget.of(timeoutNanos, clock);
     List<InterProcessLock> acquired = new ArrayList<>();
     try {
       for (InterProcessLock lock : locks) {
         checkOpen(); // closed meanwhile: what was taken goes back
         if (timeoutNanos < 0) {
           lock.acquire();
-        } else if (!lock.acquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        } else if (!lock.acquire(budget.remainingNanos(), TimeUnit.NANOSECONDS)) {
           releaseAll(acquired, null);
           return false;
         }
@@ -207,7 +212,7 @@ final class ComposedLock implements FencedLock {
     checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
     CompletableFuture<LockHold> result = new CompletableFuture<>();
-    AsyncChain chain = new AsyncChain(fenced, deadline(timeoutNanos), executor, result);
+    AsyncChain chain = new AsyncChain(fenced, Budget.of(timeoutNanos, clock), executor, result);
     var unused =
         result.whenComplete(
             (hold, failure) -> {
@@ -222,7 +227,7 @@ final class ComposedLock implements FencedLock {
   /** Takes one lock's hold after another, asynchronously; a cancel reaches the one pending. */
   private static final class AsyncChain {
     private final List<FencedLock> locks;
-    private final long deadline;
+    private final Budget budget;
     private final Executor executor;
     private final CompletableFuture<LockHold> result;
     private final List<LockHold> taken = new CopyOnWriteArrayList<>();
@@ -230,11 +235,11 @@ final class ComposedLock implements FencedLock {
 
     AsyncChain(
         List<FencedLock> locks,
-        long deadline,
+        Budget budget,
         Executor executor,
         CompletableFuture<LockHold> result) {
       this.locks = locks;
-      this.deadline = deadline;
+      this.budget = budget;
       this.executor = executor;
       this.result = result;
     }
@@ -245,17 +250,14 @@ final class ComposedLock implements FencedLock {
         return;
       }
       if (taken.size() == locks.size()) {
-        ComposedHandle hold = new ComposedHandle(taken);
-        if (!result.complete(hold)) {
-          hold.close();
-        }
+        Waits.offer(result, new ComposedHandle(taken), LockHold::close);
         return;
       }
-      long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+      long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
       CompletableFuture<LockHold> stage =
           locks
               .get(taken.size())
-              .acquireAsync(Duration.ofNanos(Math.max(0, left)), executor)
+              .acquireAsync(Duration.ofNanos(left), executor)
               .toCompletableFuture();
       pending = stage;
       var unused =
@@ -293,7 +295,7 @@ final class ComposedLock implements FencedLock {
   private LockHold holdAll(long timeoutNanos) throws InterruptedException {
     checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
-    long deadline = deadline(timeoutNanos);
+    Budget budget = Budget.of(timeoutNanos, clock);
     List<LockHold> taken = new ArrayList<>();
     try {
       for (FencedLock lock : fenced) {
@@ -301,8 +303,7 @@ final class ComposedLock implements FencedLock {
           taken.add(lock.hold());
           continue;
         }
-        Optional<LockHold> hold =
-            lock.tryHold(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        Optional<LockHold> hold = lock.tryHold(Duration.ofNanos(budget.remainingNanos()));
         if (hold.isEmpty()) {
           ComposedHandle.closeAll(taken);
           return null;
@@ -320,10 +321,17 @@ final class ComposedLock implements FencedLock {
     }
   }
 
-  private static long deadline(long timeoutNanos) {
-    return timeoutNanos < 0 || timeoutNanos == Long.MAX_VALUE
-        ? Long.MAX_VALUE
-        : System.nanoTime() + timeoutNanos;
+  /**
+   * The clock of a composed lock's budget: the engine's of the first Lockstep lock among {@code
+   * locks}, else the system's (the locks are all someone else's, Curator's say).
+   */
+  private static LongSupplier clockOf(List<InterProcessLock> locks) {
+    for (InterProcessLock lock : locks) {
+      if (lock instanceof AbstractFencedLock) {
+        return ((AbstractFencedLock) lock).holds.settings()::now;
+      }
+    }
+    return System::nanoTime;
   }
 
   @Override

@@ -69,7 +69,7 @@ final class HoldDeadlines {
 
     /** Sets the deadline to {@code ttl} from now; false if the hold is expiring or gone. */
     boolean extend(Duration ttl) {
-      long due = System.nanoTime() + ttl.toNanos();
+      long due = ownership.settings().now() + ttl.toNanos();
       lock.lock();
       try {
         if (hold == null) {
@@ -98,7 +98,8 @@ final class HoldDeadlines {
     @GuardedBy("lock")
     private void arm(long due) {
       timerDueNanos = due;
-      long millis = TimeUnit.NANOSECONDS.toMillis(Math.max(0, due - System.nanoTime()) + 999_999);
+      long millis =
+          TimeUnit.NANOSECONDS.toMillis(Math.max(0, due - ownership.settings().now()) + 999_999);
       ownership.settings().scheduler().schedule(millis, this::due);
     }
 
@@ -112,7 +113,7 @@ final class HoldDeadlines {
         if (hold == null) {
           return;
         }
-        if (dueNanos - System.nanoTime() > 0) {
+        if (dueNanos - ownership.settings().now() > 0) {
           arm(dueNanos);
           return;
         }

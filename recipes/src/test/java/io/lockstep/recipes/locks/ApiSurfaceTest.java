@@ -42,6 +42,7 @@ class ApiSurfaceTest {
   private static final Set<String> API =
       Set.of(
           "AcquireOutcome",
+          "ClientTime",
           "CountingSemaphore",
           "CountingSemaphore$Builder",
           "EnableLockstepLocking",

@@ -57,16 +57,42 @@ public final class LockEngine {
   public static LockEngine of(CuratorFramework client) {
     CuratorZookeeperClient key = client.getZookeeperClient();
     LockEngine engine =
-        engines.computeIfAbsent(
-            key,
-            k ->
-                new LockEngine(
-                    client,
-                    System::nanoTime,
-                    Background.INSTANCE,
-                    () -> engines.computeIfPresent(k, (c, e) -> null)));
+        engines.computeIfAbsent(key, k -> make(client, k, System::nanoTime, Background.INSTANCE));
     engine.events.listenForClose(client);
     return engine;
+  }
+
+  /**
+   * Makes {@code client}'s engine, shared as {@link #of} shares it, on a clock and a scheduler of
+   * the caller's.
+   *
+   * @throws IllegalStateException if the client has an engine already
+   */
+  public static void install(CuratorFramework client, LongSupplier clock, Scheduler scheduler) {
+    CuratorZookeeperClient key = client.getZookeeperClient();
+    boolean[] made = {false};
+    LockEngine engine =
+        engines.computeIfAbsent(
+            key,
+            k -> {
+              made[0] = true;
+              return make(client, k, clock, scheduler);
+            });
+    if (!made[0]) {
+      throw new IllegalStateException(
+          "client already runs recipe objects on its clock and scheduler; set them before the"
+              + " first recipe object is made with it");
+    }
+    engine.events.listenForClose(client);
+  }
+
+  private static LockEngine make(
+      CuratorFramework client,
+      CuratorZookeeperClient key,
+      LongSupplier clock,
+      Scheduler scheduler) {
+    return new LockEngine(
+        client, clock, scheduler, () -> engines.computeIfPresent(key, (c, e) -> null));
   }
 
   /** Now, in nanoseconds, on the engine's clock. */

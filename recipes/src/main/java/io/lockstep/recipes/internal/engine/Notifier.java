@@ -1,10 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.internal.zk.Scheduler;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,8 +23,7 @@ public final class Notifier {
   private static final ThreadLocal<Notifier> draining = new ThreadLocal<>();
 
   private final Scheduler scheduler;
-  private final Queue<Runnable> queue = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger pending = new AtomicInteger();
+  private final Outbox<Runnable> notices = new Outbox<>(Notifier::runLogged);
 
   public Notifier(Scheduler scheduler) {
     this.scheduler = scheduler;
@@ -35,8 +31,7 @@ public final class Notifier {
 
   /** Queues a notice that may run user code. */
   public void submit(Runnable notice) {
-    queue.add(notice);
-    if (pending.getAndIncrement() == 0) {
+    if (notices.add(notice)) {
       scheduler.execute(this::drain);
     }
   }
@@ -91,32 +86,19 @@ public final class Notifier {
   }
 
   private boolean runHereIfIdle(Runnable notice) {
-    if (!pending.compareAndSet(0, 1)) {
-      return false;
-    }
-    Notifier outer = draining.get();
-    draining.set(this);
-    try {
-      runLogged(notice);
-    } finally {
-      draining.set(outer);
-    }
-    if (pending.decrementAndGet() != 0) {
-      scheduler.execute(this::drain); // something was queued meanwhile
-    }
-    return true;
+    return notices.runIfIdle(() -> whileDraining(notice), () -> scheduler.execute(this::drain));
   }
 
   private void drain() {
+    whileDraining(notices::drain);
+  }
+
+  /** Runs {@code work} marked as this notifier's drain, for {@link #isDeliveringHere}. */
+  private void whileDraining(Runnable work) {
     Notifier outer = draining.get();
     draining.set(this);
     try {
-      do {
-        Runnable notice = queue.poll();
-        if (notice != null) {
-          runLogged(notice);
-        }
-      } while (pending.decrementAndGet() != 0);
+      work.run();
     } finally {
       draining.set(outer);
     }

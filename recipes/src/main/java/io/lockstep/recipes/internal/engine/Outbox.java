@@ -39,12 +39,32 @@ public final class Outbox<T> {
   /** Runs the queued steps, and those added while it runs. Call outside the owner's lock. */
   public void drain() {
     do {
-      T step = queue.poll();
-      try {
-        runner.accept(step);
-      } catch (RuntimeException | Error e) {
-        log.error("Lockstep could not carry out {}", step, e);
-      }
+      run(queue.poll());
     } while (pending.decrementAndGet() != 0);
+  }
+
+  /**
+   * Runs {@code step} at once in the calling thread if nothing is queued or running, as the first
+   * step of a drain; if steps are added meanwhile, hands their drain to {@code drainElsewhere}.
+   *
+   * @return false if the outbox was busy: nothing was run, the caller should {@link #add} instead
+   */
+  boolean runIfIdle(T step, Runnable drainElsewhere) {
+    if (!pending.compareAndSet(0, 1)) {
+      return false;
+    }
+    run(step);
+    if (pending.decrementAndGet() != 0) {
+      drainElsewhere.run();
+    }
+    return true;
+  }
+
+  private void run(T step) {
+    try {
+      runner.accept(step);
+    } catch (RuntimeException | Error e) {
+      log.error("Lockstep could not carry out {}", step, e);
+    }
   }
 }

@@ -42,7 +42,7 @@ final class Telemetry {
     this.attempt =
         new LockAttempt(ids.incrementAndGet(), settings.description(), settings.recipe());
     this.recorded = JFR && settings.observed();
-    this.startNanos = settings.retries().now();
+    this.startNanos = settings.now();
     this.acquireEvent = recorded ? JfrEvents.beginAcquire() : null;
     this.carried = false;
     this.told = new AtomicBoolean();
@@ -78,7 +78,7 @@ final class Telemetry {
       return; // the acquisition ended as the request that carried it did
     }
     grantTold = true;
-    long now = settings.retries().now();
+    long now = settings.now();
     grantedNanos = now;
     if (recorded) {
       JfrEvents.endAcquire(acquireEvent, attempt, AcquireOutcome.GRANTED, fencingToken);
@@ -97,7 +97,7 @@ final class Telemetry {
     if (recorded) {
       JfrEvents.endAcquire(acquireEvent, attempt, outcome, 0);
     }
-    Duration waited = Duration.ofNanos(settings.retries().now() - startNanos);
+    Duration waited = Duration.ofNanos(settings.now() - startNanos);
     observe(observer -> observer.attemptEnded(attempt, outcome, waited, 0));
   }
 
@@ -116,7 +116,7 @@ final class Telemetry {
     if (recorded) {
       JfrEvents.endHold(holdEvent, attempt, fencingToken);
     }
-    Duration held = Duration.ofNanos(settings.retries().now() - grantedNanos);
+    Duration held = Duration.ofNanos(settings.now() - grantedNanos);
     if (!settings.hasObservers()) {
       return CompletableFuture.completedFuture(null);
     }

@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.local;
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.Awaits;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.Lifecycle;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
@@ -188,11 +189,11 @@ final class PlaceMember implements Attempt {
    */
   private void awaitFence(CompletableFuture<Void> ready) {
     boolean interrupted = false;
-    long deadline = settings.now() + settings.connectionTimeoutNanos();
+    Budget budget = Budget.of(settings.connectionTimeoutNanos(), settings);
     try {
       while (true) {
         try {
-          ready.get(Math.max(0, deadline - settings.now()), TimeUnit.NANOSECONDS);
+          ready.get(budget.remainingNanos(), TimeUnit.NANOSECONDS);
           return;
         } catch (InterruptedException e) {
           interrupted = true;

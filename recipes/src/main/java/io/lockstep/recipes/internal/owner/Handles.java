@@ -2,21 +2,12 @@ package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
-import io.lockstep.recipes.internal.engine.LockFailures;
-import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.queue.Slot;
-import io.lockstep.recipes.internal.zk.Callbacks;
-import io.lockstep.recipes.internal.zk.Retries;
-import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockHold;
 import java.util.List;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Supplier;
 
@@ -53,44 +44,21 @@ public final class Handles {
    * @return the hold, or null if the budget ran out (the attempt was withdrawn)
    */
   public LockHold hold(long timeoutNanos) throws InterruptedException {
-    LockSettings settings = attempts.settings();
-    long start = settings.now();
+    Budget budget = Budget.of(timeoutNanos, attempts.settings());
     Attempt acquisition = start();
-    return Waits.await(acquisition, Waits.remaining(timeoutNanos, start, settings.now()))
-        ? register(acquisition)
-        : null;
+    return Waits.await(acquisition, budget) ? register(acquisition) : null;
   }
 
   /**
-   * Starts an attempt and returns at once.
+   * Starts an attempt and returns at once; {@link Waits#async} is the policy.
    *
    * @param timeoutNanos the budget, or a negative value for none
    * @param executor completes the future, so runs its dependent stages
    */
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
-    LockSettings settings = attempts.settings();
-    long start = settings.now();
-    Attempt acquisition = start();
-    CompletableFuture<LockHold> result = new CompletableFuture<>();
-    Callbacks.when(
-        acquisition.grantedFuture(),
-        (v, failure) -> onEnded(() -> deliver(acquisition, failure, result), executor, result));
-    var unused =
-        result.whenComplete(
-            (hold, failure) -> {
-              if (result.isCancelled()) {
-                acquisition.withdraw(
-                    AcquireOutcome.WITHDRAWN); // a racing grant is released by deliver
-              }
-            });
-    if (timeoutNanos >= 0 && timeoutNanos != Long.MAX_VALUE) { // MAX_VALUE: as good as forever
-      settings
-          .scheduler()
-          .schedule(
-              TimeUnit.NANOSECONDS.toMillis(Waits.remaining(timeoutNanos, start, settings.now())),
-              () -> onDeadline(acquisition, result, executor, timeoutNanos));
-    }
-    return result;
+    Budget budget = Budget.of(timeoutNanos, attempts.settings());
+    return Waits.<LockHold>async(
+        start(), budget, executor, this::register, hold -> ((Handle) hold).abandon());
   }
 
   /** Hands out a hold for an attempt granted elsewhere: a lease of a counting semaphore. */
@@ -117,64 +85,5 @@ public final class Handles {
     Handle handle = new Handle(acquisition, this);
     LIVE.incrementAndGet(this);
     return handle;
-  }
-
-  /** The attempt ended: hand the hold over, or the failure; a hold nobody takes is released. */
-  private void deliver(Attempt acquisition, Throwable failure, CompletableFuture<LockHold> result) {
-    if (failure == null) {
-      Handle handle = register(acquisition);
-      if (!result.complete(handle)) {
-        handle.abandon(); // cancelled or timed out meanwhile: never leak the grant
-      }
-    } else if (!(Retries.unwrap(failure) instanceof CancellationException)) {
-      result.completeExceptionally(Retries.unwrap(failure));
-    } // withdrawn: by a cancel (already done) or the deadline (which completes the future)
-  }
-
-  /**
-   * The budget ran out: {@link Waits#expire} (the first try finishes, the attempt is withdrawn and
-   * cleaned up, within the grace); once the attempt is withdrawn the future fails with a {@link
-   * TimeoutException}, or a {@link io.lockstep.recipes.locks.LockUnreachableException} if ZooKeeper
-   * could not be reached; a grant or failure that won the race is delivered instead.
-   */
-  private void onDeadline(
-      Attempt acquisition,
-      CompletableFuture<LockHold> result,
-      Executor executor,
-      long timeoutNanos) {
-    if (result.isDone()) {
-      return;
-    }
-    Callbacks.when(
-        Waits.expire(acquisition),
-        (ending, f) -> {
-          String description = attempts.settings().description();
-          Exception failure;
-          if (ending == Waits.Ending.TIMED_OUT) {
-            failure =
-                new TimeoutException("Lock " + description + " was not granted within the budget");
-          } else if (ending == Waits.Ending.UNREACHABLE) {
-            failure = LockFailures.unreachable(description, timeoutNanos);
-          } else {
-            return; // granted or failed first: deliver tells
-          }
-          onEnded(() -> result.completeExceptionally(failure), executor, result);
-        });
-  }
-
-  /** Runs a completion on the caller's executor; if it refuses, fails the future instead. */
-  private void onEnded(Runnable completion, Executor executor, CompletableFuture<LockHold> result) {
-    try {
-      executor.execute(completion);
-    } catch (RejectedExecutionException rejected) {
-      attempts
-          .settings()
-          .scheduler()
-          .execute(
-              () -> {
-                result.completeExceptionally(rejected);
-                completion.run(); // a grant is then released, the future being failed already
-              });
-    }
   }
 }

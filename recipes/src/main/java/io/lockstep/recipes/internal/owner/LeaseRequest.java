@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.owner;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
@@ -13,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -49,23 +49,16 @@ final class LeaseRequest {
     this.machine = machine;
   }
 
-  /**
-   * Starts a request; the budget starts at {@code startNanos} (on the engine's clock).
-   *
-   * @param timeoutNanos the budget, or a negative value for none
-   */
-  static LeaseRequest start(Leases leases, int qty, long timeoutNanos, long startNanos) {
+  /** Starts a request within {@code budget}; its deadline is an event of the machine's. */
+  static LeaseRequest start(Leases leases, int qty, Budget budget) {
+    long timeoutNanos = budget.timeoutNanos();
     LeaseRequest request =
         new LeaseRequest(
-            leases, timeoutNanos, new LeaseMachine(qty, timeoutNanos, startNanos, leases::now));
+            leases,
+            timeoutNanos,
+            new LeaseMachine(qty, timeoutNanos, budget.startNanos(), leases::now));
     request.on(new LeaseEvent.Begin());
-    if (timeoutNanos >= 0 && timeoutNanos != Long.MAX_VALUE) {
-      long left = Waits.remaining(timeoutNanos, startNanos, leases.now());
-      leases
-          .scheduler()
-          .schedule(
-              TimeUnit.NANOSECONDS.toMillis(left), () -> request.on(new LeaseEvent.Deadline()));
-    }
+    budget.atDeadline(leases.scheduler(), () -> request.on(new LeaseEvent.Deadline()));
     return request;
   }
 

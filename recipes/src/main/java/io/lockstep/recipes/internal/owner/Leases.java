@@ -4,6 +4,7 @@ import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Awaits;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.LiveWork;
 import io.lockstep.recipes.internal.engine.LockEngine;
 import io.lockstep.recipes.internal.engine.LockFailures;
@@ -27,7 +28,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
@@ -87,16 +87,15 @@ public final class Leases {
    * @throws InterruptedException if interrupted first (nothing is left behind)
    */
   public List<LockHold> acquire(int qty, long timeoutNanos) throws InterruptedException {
-    long start = now();
-    LeaseRequest request = start(qty, timeoutNanos, start);
+    Budget budget = Budget.of(timeoutNanos, this::now);
+    LeaseRequest request = start(qty, budget);
     CompletableFuture<List<Attempt>> done = request.done();
     try {
-      if (timeoutNanos < 0 || timeoutNanos == Long.MAX_VALUE) {
+      if (!budget.bounded()) {
         return holds(done.get());
       }
       // The request's own timer ends it within the grace; this bound only guards a late timer.
-      long bound = Waits.remaining(timeoutNanos, start, now()) + 2 * Waits.GRACE_NANOS;
-      return holds(done.get(bound, TimeUnit.NANOSECONDS));
+      return holds(done.get(budget.remainingNanos() + 2 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS));
     } catch (TimeoutException lateTimer) {
       CompletableFuture<Void> cleanup = request.cancel();
       List<LockHold> won = cleanup == null ? holdsIfGranted(done) : null;
@@ -126,46 +125,27 @@ public final class Leases {
 
   /**
    * One lease, asynchronously: no thread waits. The stage completes on {@code executor}; cancelling
-   * it withdraws the request, and a lease granted meanwhile is returned.
+   * it withdraws the request, and a lease granted meanwhile is returned ({@link Waits#end}).
    *
    * @param timeoutNanos the budget, or a negative value for none
    */
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
-    long start = now();
-    LeaseRequest request = start(1, timeoutNanos, start);
-    CompletableFuture<LockHold> result = new CompletableFuture<>();
+    LeaseRequest request = start(1, Budget.of(timeoutNanos, this::now));
+    CompletableFuture<LockHold> result =
+        Waits.stage(
+            () -> {
+              var unused = request.cancel();
+            });
     Callbacks.when(
         request.done(),
-        (attempts, failure) -> {
-          Runnable completion =
-              () -> {
-                if (failure == null) {
-                  LockHold hold = holds(attempts).get(0);
-                  if (!result.complete(hold)) {
-                    ((Handle) hold).abandon(); // cancelled meanwhile: never leak the lease
-                  }
-                } else if (!(Retries.unwrap(failure) instanceof CancellationException)) {
-                  result.completeExceptionally(Retries.unwrap(failure));
-                }
-              };
-          try {
-            executor.execute(completion);
-          } catch (RejectedExecutionException rejected) {
-            scheduler()
-                .execute(
-                    () -> {
-                      result.completeExceptionally(rejected);
-                      completion.run();
-                    });
-          }
-        });
-    var unused =
-        result.whenComplete(
-            (hold, failure) -> {
-              if (result.isCancelled()) {
-                var unusedCleanup = request.cancel();
-              }
-            });
+        (attempts, failure) ->
+            Waits.<LockHold>end(
+                result,
+                executor,
+                scheduler(),
+                failure,
+                () -> holds(attempts).get(0),
+                hold -> ((Handle) hold).abandon()));
     return result;
   }
 
@@ -177,9 +157,9 @@ public final class Leases {
     waiting.closeAll();
   }
 
-  private LeaseRequest start(int qty, long timeoutNanos, long startNanos) {
+  private LeaseRequest start(int qty, Budget budget) {
     waiting.checkOpen();
-    LeaseRequest request = LeaseRequest.start(this, qty, timeoutNanos, startNanos);
+    LeaseRequest request = LeaseRequest.start(this, qty, budget);
     return waiting.track(request, request.done());
   }
 
@@ -289,7 +269,7 @@ public final class Leases {
 
   /** Now, in nanoseconds, on the engine's clock. */
   long now() {
-    return leaseSettings.retries().now();
+    return leaseSettings.now();
   }
 
   private List<LockHold> holds(List<Attempt> granted) {

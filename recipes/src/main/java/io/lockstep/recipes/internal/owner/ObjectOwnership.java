@@ -2,6 +2,7 @@ package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
@@ -53,7 +54,7 @@ public final class ObjectOwnership implements Ownership {
               + settings().description()
               + "; acquiring it again would wait forever");
     }
-    long start = settings().retries().now();
+    Budget budget = Budget.of(timeoutNanos, settings());
     if (timeoutNanos < 0) {
       permit.acquire();
     } else if (!permit.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS)) {
@@ -61,10 +62,8 @@ public final class ObjectOwnership implements Ownership {
     }
     boolean acquired = false;
     try {
-      long remaining =
-          timeoutNanos < 0 ? -1 : Math.max(0, timeoutNanos - (settings().retries().now() - start));
       Attempt acquisition = attempts.start(slots, null);
-      acquired = Waits.await(acquisition, remaining);
+      acquired = Waits.await(acquisition, budget);
       if (acquired) {
         held.set(new Owned(acquisition, Thread.currentThread()));
       }

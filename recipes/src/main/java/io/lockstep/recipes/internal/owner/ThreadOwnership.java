@@ -2,6 +2,7 @@ package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
@@ -75,7 +76,7 @@ public final class ThreadOwnership implements Ownership {
    */
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
-    long start = settings().now();
+    Budget budget = Budget.of(timeoutNanos, settings());
     Thread thread = Thread.currentThread();
     if (reenter(thread)) {
       return true;
@@ -85,7 +86,7 @@ public final class ThreadOwnership implements Ownership {
       return false;
     }
     Attempt acquisition = start(queues);
-    if (!Waits.await(acquisition, Waits.remaining(timeoutNanos, start, settings().now()))) {
+    if (!Waits.await(acquisition, budget)) {
       return false;
     }
     holds.put(thread, new Entry(acquisition));

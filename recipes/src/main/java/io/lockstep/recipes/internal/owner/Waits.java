@@ -2,6 +2,7 @@ package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.Awaits;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.zk.Callbacks;
@@ -13,8 +14,13 @@ import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * How a caller waits for an {@link Attempt}, and the one policy for a budget that runs out, the
@@ -36,8 +42,14 @@ import java.util.concurrent.TimeoutException;
  * answers slowly is load, not a partition: the attempt ends {@link Ending#TIMED_OUT}, as Curator's
  * would. A silent partition therefore reads as slow until the client notices it (at its read
  * timeout, two thirds of the session timeout), and as unreachable from then on.
+ *
+ * <p>An asynchronous caller's stage follows the same rules ({@link #async}, and {@link #stage},
+ * {@link #end} and {@link #offer} for the work of a semaphore or a composed lock): it completes on
+ * the caller's executor (failing with the executor's refusal, if it refuses), a cancel withdraws,
+ * and a grant that won the race against a cancel or the deadline is released, never leaked. Every
+ * budget is a {@link Budget}, on the engine's clock.
  */
-final class Waits {
+public final class Waits {
   private Waits() {}
 
   /** How long after its deadline a timed call may take: a first try's verdict, then a cleanup. */
@@ -91,32 +103,21 @@ final class Waits {
   }
 
   /**
-   * What is left at {@code nowNanos} of a budget that started at {@code startNanos} (both on the
-   * engine's clock, {@link LockSettings#now()}): the budget is the caller's, from the moment it
-   * called, so the time it took to start the attempt counts too.
-   *
-   * @param timeoutNanos the budget, or a negative value for none
-   * @return the nanoseconds left, at least 0; or a negative value for none
-   */
-  static long remaining(long timeoutNanos, long startNanos, long nowNanos) {
-    return timeoutNanos < 0 ? timeoutNanos : Math.max(0, timeoutNanos - (nowNanos - startNanos));
-  }
-
-  /**
    * Waits until the lock is held, the budget runs out, or the thread is interrupted.
    *
-   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
+   * @param budget the caller's budget, started when it called
    * @return true if held; false if the budget ran out and the attempt was withdrawn
    * @throws InterruptedException if interrupted before the lock was granted (attempt withdrawn)
    * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
    * @throws LockException if the acquisition failed (also when it fails right at its deadline)
    */
-  static boolean await(Attempt attempt, long timeoutNanos) throws InterruptedException {
+  static boolean await(Attempt attempt, Budget budget) throws InterruptedException {
     try {
-      if (timeoutNanos < 0) {
+      long left = budget.remainingNanos();
+      if (left < 0) {
         attempt.grantedFuture().get();
       } else {
-        attempt.grantedFuture().get(timeoutNanos, TimeUnit.NANOSECONDS);
+        attempt.grantedFuture().get(left, TimeUnit.NANOSECONDS);
       }
       return true;
     } catch (TimeoutException e) {
@@ -126,7 +127,7 @@ final class Waits {
         case FAILED:
           throw attempt.failure();
         case UNREACHABLE:
-          throw LockFailures.unreachable(attempt.settings().description(), timeoutNanos);
+          throw LockFailures.unreachable(attempt.settings().description(), budget.timeoutNanos());
         default:
           return false;
       }
@@ -162,6 +163,117 @@ final class Waits {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /**
+   * An attempt for an asynchronous caller: the stage completes on {@code executor} with the value
+   * {@code grant} makes of the granted attempt (there, on the executor), or fails with the
+   * attempt's failure; when the budget runs out, {@link #expire} decides, and the stage fails with
+   * a {@link TimeoutException} or a {@link LockUnreachableException} once the attempt is withdrawn.
+   * Cancelling the stage withdraws the attempt; a grant that wins the race against the cancel or
+   * the deadline goes to {@code release}.
+   */
+  static <T> CompletableFuture<T> async(
+      Attempt attempt,
+      Budget budget,
+      Executor executor,
+      Function<Attempt, T> grant,
+      Consumer<? super T> release) {
+    Scheduler scheduler = attempt.settings().scheduler();
+    CompletableFuture<T> result = stage(() -> attempt.withdraw(AcquireOutcome.WITHDRAWN));
+    Callbacks.when(
+        attempt.grantedFuture(),
+        (v, failure) ->
+            end(result, executor, scheduler, failure, () -> grant.apply(attempt), release));
+    budget.atDeadline(
+        scheduler,
+        () -> {
+          if (!result.isDone()) {
+            Callbacks.when(
+                expire(attempt),
+                (ending, f) -> {
+                  Exception failure = deadlineFailure(attempt, ending, budget);
+                  if (failure != null) { // else granted or failed first: end() tells
+                    onExecutor(
+                        executor, scheduler, result, () -> result.completeExceptionally(failure));
+                  }
+                });
+          }
+        });
+    return result;
+  }
+
+  /** The caller's stage of an asynchronous acquire; cancelling it runs {@code withdraw}. */
+  public static <T> CompletableFuture<T> stage(Runnable withdraw) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    var unused =
+        result.whenComplete(
+            (value, failure) -> {
+              if (result.isCancelled()) {
+                withdraw.run();
+              }
+            });
+    return result;
+  }
+
+  /**
+   * Ends a caller's stage on its executor: with the value {@code grant} makes there, or with the
+   * failure (a cancellation ends nothing: the cancel or the deadline that withdrew the work tells
+   * the caller). If the executor refuses, the stage fails with its refusal and a grant is released.
+   */
+  static <T> void end(
+      CompletableFuture<T> result,
+      Executor executor,
+      Scheduler scheduler,
+      Throwable failure,
+      Supplier<T> grant,
+      Consumer<? super T> release) {
+    onExecutor(
+        executor,
+        scheduler,
+        result,
+        () -> {
+          if (failure == null) {
+            offer(result, grant.get(), release);
+          } else if (!(Retries.unwrap(failure) instanceof CancellationException)) {
+            result.completeExceptionally(Retries.unwrap(failure));
+          }
+        });
+  }
+
+  /**
+   * Hands a granted value to a caller's stage; one the stage no longer takes (cancelled, timed out
+   * or failed meanwhile) goes to {@code release}, never leaked.
+   */
+  public static <T> void offer(CompletableFuture<T> result, T value, Consumer<? super T> release) {
+    if (!result.complete(value)) {
+      release.accept(value);
+    }
+  }
+
+  /** How a stage fails when its budget ran out, or null if a grant or failure came first. */
+  private static Exception deadlineFailure(Attempt attempt, Ending ending, Budget budget) {
+    String description = attempt.settings().description();
+    if (ending == Ending.TIMED_OUT) {
+      return new TimeoutException("Lock " + description + " was not granted within the budget");
+    }
+    return ending == Ending.UNREACHABLE
+        ? LockFailures.unreachable(description, budget.timeoutNanos())
+        : null;
+  }
+
+  /** Runs a completion on the caller's executor; if it refuses, fails the stage instead. */
+  private static void onExecutor(
+      Executor executor, Scheduler scheduler, CompletableFuture<?> result, Runnable completion) {
+    try {
+      executor.execute(completion);
+    } catch (RejectedExecutionException rejected) {
+      scheduler.execute(
+          () -> {
+            result.completeExceptionally(rejected);
+            completion.run(); // a grant is then released, the stage being failed already
+          });
     }
   }
 

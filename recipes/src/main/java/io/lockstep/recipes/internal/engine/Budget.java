@@ -1,0 +1,96 @@
+package io.lockstep.recipes.internal.engine;
+
+import io.lockstep.recipes.internal.zk.Scheduler;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * A caller's time budget, on the engine's clock, from the moment it called: the time it takes to
+ * start the work counts too. Every recipe reads its deadlines from one of these, so "how much is
+ * left" and "when does the timer fire" are answered in one place.
+ *
+ * <p>A negative budget, and {@link Long#MAX_VALUE} (as good as forever), mean none: such a budget
+ * never runs out and sets no timer.
+ */
+public final class Budget {
+  private final long timeoutNanos;
+  private final long startNanos;
+  private final LongSupplier clock;
+
+  private Budget(long timeoutNanos, long startNanos, LongSupplier clock) {
+    this.timeoutNanos = timeoutNanos;
+    this.startNanos = startNanos;
+    this.clock = clock;
+  }
+
+  /**
+   * A budget starting now.
+   *
+   * @param timeoutNanos the budget, or a negative value for none
+   * @param clock the engine's clock ({@link LockSettings#now()})
+   */
+  public static Budget of(long timeoutNanos, LongSupplier clock) {
+    return new Budget(timeoutNanos, clock.getAsLong(), clock);
+  }
+
+  /** A budget starting now, on the clock of {@code settings}' engine. */
+  public static Budget of(long timeoutNanos, LockSettings settings) {
+    return of(timeoutNanos, settings::now);
+  }
+
+  /** Whether the budget can run out: not none, and not as good as forever. */
+  public boolean bounded() {
+    return timeoutNanos >= 0 && timeoutNanos != Long.MAX_VALUE;
+  }
+
+  /** The budget as the caller gave it: negative for none. */
+  public long timeoutNanos() {
+    return timeoutNanos;
+  }
+
+  /** When the budget started, on the engine's clock. */
+  public long startNanos() {
+    return startNanos;
+  }
+
+  /**
+   * What is left now.
+   *
+   * @return the nanoseconds left, at least 0; a negative value for none; {@link Long#MAX_VALUE}
+   *     minus the time spent for a budget as good as forever
+   */
+  public long remainingNanos() {
+    return remaining(timeoutNanos, startNanos, clock.getAsLong());
+  }
+
+  /** Whether a bounded budget has no time left. */
+  public boolean spent() {
+    return bounded() && remainingNanos() == 0;
+  }
+
+  /**
+   * Runs {@code task} on {@code scheduler} when the budget runs out; does nothing for a budget that
+   * cannot run out.
+   */
+  public void atDeadline(Scheduler scheduler, Runnable task) {
+    if (bounded()) {
+      scheduler.schedule(TimeUnit.NANOSECONDS.toMillis(remainingNanos()), task);
+    }
+  }
+
+  /**
+   * What is left at {@code nowNanos} of a budget that started at {@code startNanos} (both on the
+   * engine's clock).
+   *
+   * @param timeoutNanos the budget, or a negative value for none
+   * @return the nanoseconds left, at least 0; or a negative value for none
+   */
+  public static long remaining(long timeoutNanos, long startNanos, long nowNanos) {
+    return timeoutNanos < 0 ? timeoutNanos : Math.max(0, timeoutNanos - (nowNanos - startNanos));
+  }
+
+  @Override
+  public String toString() {
+    return bounded() ? timeoutNanos + " ns from " + startNanos : "no budget";
+  }
+}

@@ -1,0 +1,79 @@
+package io.lockstep.recipes.internal.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.lockstep.recipes.internal.zk.Scheduler;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** A budget counts from the call, on the clock it is given, and sets a timer only if bounded. */
+class BudgetTest {
+  private final AtomicLong clock = new AtomicLong(1_000);
+  private final List<Long> timers = new ArrayList<>();
+  private final Scheduler scheduler =
+      new Scheduler() {
+        @Override
+        public void schedule(long delayMillis, Runnable task) {
+          timers.add(delayMillis);
+        }
+
+        @Override
+        public void execute(Runnable task) {
+          task.run();
+        }
+      };
+
+  @Test
+  void aBoundedBudget_countsDownFromTheCall_andStopsAtZero() {
+    Budget budget = Budget.of(TimeUnit.MILLISECONDS.toNanos(100), clock::get);
+
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(30));
+    assertThat(budget.bounded()).isTrue();
+    assertThat(budget.remainingNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(70));
+    assertThat(budget.spent()).isFalse();
+
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(500));
+    assertThat(budget.remainingNanos()).isZero();
+    assertThat(budget.spent()).isTrue();
+  }
+
+  @Test
+  void theDeadlineTimer_isSetForWhatIsLeft() {
+    Budget budget = Budget.of(TimeUnit.MILLISECONDS.toNanos(100), clock::get);
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(40));
+
+    budget.atDeadline(scheduler, () -> {});
+
+    assertThat(timers).containsExactly(60L);
+  }
+
+  @Test
+  void noBudget_andForever_neverRunOut_andSetNoTimer() {
+    Budget none = Budget.of(-1, clock::get);
+    Budget forever = Budget.of(Long.MAX_VALUE, clock::get);
+    clock.addAndGet(TimeUnit.DAYS.toNanos(1));
+
+    none.atDeadline(scheduler, () -> {});
+    forever.atDeadline(scheduler, () -> {});
+
+    assertThat(timers).isEmpty();
+    assertThat(none.bounded()).isFalse();
+    assertThat(none.remainingNanos()).isNegative();
+    assertThat(forever.bounded()).isFalse();
+    assertThat(forever.spent()).isFalse();
+    assertThat(forever.remainingNanos()).isPositive();
+  }
+
+  @Test
+  void aZeroBudget_isSpentAtOnce_andItsTimerFiresAtOnce() {
+    Budget budget = Budget.of(0, clock::get);
+
+    budget.atDeadline(scheduler, () -> {});
+
+    assertThat(budget.spent()).isTrue();
+    assertThat(timers).containsExactly(0L);
+  }
+}
