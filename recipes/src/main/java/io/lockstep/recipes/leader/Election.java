@@ -1,9 +1,9 @@
 package io.lockstep.recipes.leader;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Awaits;
+import io.lockstep.recipes.internal.engine.Guarded;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.queue.Slot;
@@ -11,13 +11,13 @@ import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockStateListener;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.slf4j.Logger;
@@ -53,10 +53,7 @@ final class Election {
   private final Announcer announcer;
   private final LockStateListener stateListener =
       change -> on(new ElectionEvent.StateChanged(change.fencingToken(), change.state()));
-  private final ReentrantLock lock = new ReentrantLock();
-
-  @GuardedBy("lock")
-  private final ElectionMachine machine = new ElectionMachine();
+  private final Guarded<ElectionMachine> machine = new Guarded<>(new ElectionMachine());
 
   private final Outbox<ElectionStep> outbox = new Outbox<>(this::run);
   private final Map<Integer, Attempt> started = new ConcurrentHashMap<>(); // by the machine's ids
@@ -74,19 +71,20 @@ final class Election {
   }
 
   void start() {
-    List<ElectionStep> steps;
-    lock.lock();
-    try {
-      checkNotClosed();
-      if (machine.stage() == ElectionMachine.Stage.STARTED) {
-        throw new IllegalStateException("LeaderElection on " + path + " was already started");
-      }
-      settings.listeners().addListener(stateListener);
-      steps = machine.on(new ElectionEvent.Start());
-    } finally {
-      lock.unlock();
+    boolean drain =
+        machine.apply(
+            m -> {
+              checkNotClosed(m);
+              if (m.stage() == ElectionMachine.Stage.STARTED) {
+                throw new IllegalStateException(
+                    "LeaderElection on " + path + " was already started");
+              }
+              settings.listeners().addListener(stateListener);
+              return post(m.on(new ElectionEvent.Start()));
+            });
+    if (drain) {
+      outbox.drain();
     }
-    carryOut(steps);
   }
 
   /** Leaves the election: withdraws the attempt or gives up the term, bounded while connected. */
@@ -127,58 +125,43 @@ final class Election {
   }
 
   boolean isLeader() {
-    lock.lock();
-    try {
-      Term term = terms.get(machine.leader());
-      return term != null && term.state() == LockState.HELD;
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(
+        m -> {
+          Term term = terms.get(m.leader());
+          return term != null && term.state() == LockState.HELD;
+        });
   }
 
   Optional<Leadership> leadership() {
-    lock.lock();
-    try {
-      return Optional.ofNullable(holding());
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> Optional.ofNullable(holding(m)));
   }
 
   /** The current term if it holds (or may, at risk), else the next one. */
   CompletableFuture<Leadership> leadershipAsync() {
-    lock.lock();
-    try {
-      checkNotClosed();
-      if (machine.stage() == ElectionMachine.Stage.LATENT) {
-        throw new IllegalStateException("LeaderElection on " + path + " was not started");
-      }
-      Term term = holding();
-      return term != null ? term.announced().copy() : machine.next().copy();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(
+        m -> {
+          checkNotClosed(m);
+          if (m.stage() == ElectionMachine.Stage.LATENT) {
+            throw new IllegalStateException("LeaderElection on " + path + " was not started");
+          }
+          Term term = holding(m);
+          return term != null ? term.announced().copy() : m.next().copy();
+        });
   }
 
   /** The participants in queue order, read as Curator reads them; the first found leads. */
   List<Participant> participants() {
-    lock.lock();
-    try {
-      checkNotClosed();
-    } finally {
-      lock.unlock();
-    }
+    machine.apply(this::checkNotClosed);
     return Participants.read(client, path, layout.driver());
   }
 
   void addListener(LeadershipListener listener) {
-    lock.lock();
-    try {
-      checkNotClosed();
-      announcer.add(listener);
-    } finally {
-      lock.unlock();
-    }
+    machine.apply(
+        m -> {
+          checkNotClosed(m);
+          announcer.add(listener);
+          return null;
+        });
   }
 
   void removeListener(LeadershipListener listener) {
@@ -193,9 +176,9 @@ final class Election {
     return new IllegalStateException("LeaderElection on " + path + " was closed");
   }
 
-  @GuardedBy("lock")
-  private Term holding() {
-    Term term = terms.get(machine.leader());
+  /** The leader's term if it holds (or may, at risk); call under the machine's lock. */
+  private Term holding(ElectionMachine m) {
+    Term term = terms.get(m.leader());
     if (term == null) {
       return null;
     }
@@ -203,41 +186,46 @@ final class Election {
     return state == LockState.HELD || state == LockState.AT_RISK ? term : null;
   }
 
-  @GuardedBy("lock")
-  private void checkNotClosed() {
-    if (machine.stage() == ElectionMachine.Stage.CLOSED) {
+  /** Throws if the election was closed; call under the machine's lock. */
+  private Void checkNotClosed(ElectionMachine m) {
+    if (m.stage() == ElectionMachine.Stage.CLOSED) {
       throw closedException();
     }
+    return null;
   }
 
   // ---- the machine and its steps ----
 
   /** Feeds {@code event} to the machine and carries out its steps; returns them. */
   private List<ElectionStep> on(ElectionEvent event) {
-    List<ElectionStep> steps;
-    lock.lock();
-    try {
-      steps = machine.on(event);
-      for (ElectionStep step : steps) {
-        if (step instanceof ElectionStep.NewTerm term) {
-          newTerm(term); // at once: the machine's leader is a term from now on (no I/O)
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
-    carryOut(steps);
-    return steps;
-  }
-
-  private void carryOut(List<ElectionStep> steps) {
-    boolean drain = false;
-    for (ElectionStep step : steps) {
-      drain |= outbox.add(step);
-    }
+    List<ElectionStep> steps = new ArrayList<>();
+    boolean drain =
+        machine.apply(
+            m -> {
+              steps.addAll(m.on(event));
+              return post(steps);
+            });
     if (drain) {
       outbox.drain();
     }
+    return steps;
+  }
+
+  /**
+   * Under the machine's lock: makes the terms {@code steps} start (no I/O: the machine's leader is
+   * a term from now on) and queues the steps in the order decided.
+   *
+   * @return whether the caller must drain the outbox once it has unlocked
+   */
+  private boolean post(List<ElectionStep> steps) {
+    boolean drain = false;
+    for (ElectionStep step : steps) {
+      if (step instanceof ElectionStep.NewTerm term) {
+        newTerm(term);
+      }
+      drain |= outbox.add(step);
+    }
+    return drain;
   }
 
   /** Carries out one step (a new term was made under the lock); none blocks. */
@@ -279,7 +267,7 @@ final class Election {
     }
   }
 
-  @GuardedBy("lock")
+  /** Under the machine's lock. */
   private void newTerm(ElectionStep.NewTerm term) {
     int id = term.term();
     terms.put(id, new Term(this, id, started.remove(id), term.epoch()));

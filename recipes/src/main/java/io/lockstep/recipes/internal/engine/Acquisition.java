@@ -91,13 +91,14 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     boolean watchFirstRead = place.watchFirstRead();
     this.state =
         new AcquisitionState(
-            slots,
-            settings.description(),
-            revocationHandler != null,
-            watchFirstRead,
-            settings.retries(),
-            settings.protectionIds(),
-            settings.ownNodeWatchGraceNanos());
+            new AcquisitionMachine(
+                slots,
+                settings.description(),
+                revocationHandler != null,
+                watchFirstRead,
+                settings.retries(),
+                settings.protectionIds(),
+                settings.ownNodeWatchGraceNanos()));
     this.holdChecks = new OwnNodeReads(settings.zk(), lockPaths, this::on, settings.description());
     Watcher firstReadWatch = watchFirstRead ? holdChecks.queueWatcher() : null;
     this.enqueuer =
@@ -275,28 +276,13 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   }
 
   @Override
-  public CompletableFuture<Void> grantedFuture() {
-    return lifecycle.grantedFuture();
-  }
-
-  @Override
-  public CompletableFuture<Void> decided() {
-    return lifecycle.decidedFuture();
-  }
-
-  @Override
-  public boolean disconnectedSinceStart() {
-    return lifecycle.disconnectedSinceStart();
+  public Lifecycle lifecycle() {
+    return lifecycle;
   }
 
   @Override
   public CompletableFuture<Void> cleanedUp() {
     return janitor.done();
-  }
-
-  @Override
-  public RuntimeException failure() {
-    return lifecycle.failure();
   }
 
   @Override
@@ -322,12 +308,6 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
       return Outcome.GRANTED;
     }
     return phase == Phase.FAILED ? Outcome.FAILED : Outcome.WITHDRAWN;
-  }
-
-  @Override
-  public Outcome withdraw(RuntimeException failWith) {
-    lifecycle.withdrawing(failWith);
-    return withdraw(AcquireOutcome.WITHDRAWN);
   }
 
   /**

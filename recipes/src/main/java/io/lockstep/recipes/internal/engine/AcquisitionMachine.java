@@ -40,7 +40,13 @@ final class AcquisitionMachine {
   private boolean grantedAlone; // granted by a watching read that found our nodes alone
   private GrantedState hold; // from the grant on: the hold, which then hears every event
 
-  /** The parameters are {@link AcquisitionState}'s. */
+  /**
+   * @param description the lock path(s), for messages
+   * @param revocable whether a grant first reads and watches our own node, as Curator's does
+   * @param watchFirstRead whether the first read leaves a child watch (see {@link QueuePlace})
+   * @param watchGraceNanos how long a hold goes before it watches its own node ({@link
+   *     GrantedState})
+   */
   AcquisitionMachine(
       List<Slot> slots,
       String description,
@@ -89,10 +95,9 @@ final class AcquisitionMachine {
 
   /** The phase, token, nodes, owner and loss reason, read together. */
   AcquisitionState.View view() {
-    return hold == null
-        ? new AcquisitionState.View(phase, token, nodes, owner, null, false)
-        : new AcquisitionState.View(
-            hold.phase(), token, nodes, owner, hold.lostReason(), grantedAlone);
+    String lostReason = hold == null ? null : hold.lostReason();
+    return new AcquisitionState.View(
+        phase(), token, nodes, owner, lostReason, hold != null && grantedAlone);
   }
 
   /** The events of an attempt not granted (yet): waiting, or ended without a grant. */
@@ -108,8 +113,7 @@ final class AcquisitionMachine {
           ? orFail(enqueuing.searchFailed(), failed.failure())
           : Step.IGNORE;
     } else if (event instanceof StateEvent.RetryDue) {
-      Step next = phase.isWaiting() ? enqueuing.due() : null;
-      return next == null ? Step.IGNORE : next;
+      return retryNow();
     } else if (event instanceof StateEvent.QueueRead read) {
       return phase == Phase.READING
           ? judged(read.children(), read.connected(), read.zxid(), waiting.answered(), false)
@@ -119,7 +123,7 @@ final class AcquisitionMachine {
           ? judged(watched.children(), watched.connected(), watched.zxid(), false, true)
           : Step.IGNORE;
     } else if (event instanceof StateEvent.FirstReadFailed) {
-      return phase == Phase.READING ? firstRead() : Step.IGNORE;
+      return phase == Phase.READING ? waiting.read(epoch(), watchFirstRead) : Step.IGNORE;
     } else if (event instanceof StateEvent.ReadFailed failed) {
       return phase.isWaiting() && phase.hasNodes() ? readFailed(failed.failure()) : Step.IGNORE;
     } else if (event instanceof StateEvent.PredecessorChanged changed) {
@@ -134,9 +138,7 @@ final class AcquisitionMachine {
             ? requeue("the session that enqueued it ended", true)
             : Step.IGNORE;
       }
-      // A retry waiting out the policy's delay goes now: ZooKeeper is back, whatever the policy.
-      Step next = phase.isWaiting() ? enqueuing.due() : null;
-      return next == null ? Step.IGNORE : next;
+      return retryNow(); // ZooKeeper is back: a retry waiting out its delay goes now
     } else if (event instanceof StateEvent.SessionLost) {
       return phase.hasNodes() ? requeue("the session was lost while waiting", false) : Step.IGNORE;
     } else if (event instanceof StateEvent.Closed) {
@@ -148,8 +150,6 @@ final class AcquisitionMachine {
     }
     return Step.IGNORE; // the events of a hold mean nothing before the grant
   }
-
-  // ---- enqueuing ----
 
   private Step created(StateEvent.Created created) {
     boolean answersCreate = created.epoch() == epoch() && enqueuing.unanswered();
@@ -216,12 +216,13 @@ final class AcquisitionMachine {
     decidedAt = czxid;
     owner = nodeOwner;
     phase = Phase.READING;
-    return firstRead();
+    return waiting.read(epoch(), watchFirstRead); // only a first read may leave a child watch
   }
 
-  /** Only the first read of an attempt may leave a child watch on a single queue. */
-  private Step firstRead() {
-    return waiting.read(epoch(), watchFirstRead);
+  /** A retry waiting out its delay goes now, if the attempt still waits. */
+  private Step retryNow() {
+    Step next = phase.isWaiting() ? enqueuing.due() : null;
+    return next == null ? Step.IGNORE : next;
   }
 
   /** A decision of the enqueuing bookkeeping: its step (with the phase it implies), or failure. */
@@ -232,8 +233,6 @@ final class AcquisitionMachine {
     phase = enqueuing.recovering() ? Phase.RECOVERING : Phase.CREATING;
     return next;
   }
-
-  // ---- reading the queue and waiting ----
 
   /**
    * Judges a read: hold, watch, or requeue. {@code watched}: it left a child watch for a holder;
@@ -324,23 +323,15 @@ final class AcquisitionMachine {
     Cleanup cleanup = new Cleanup(List.of(), waiting.takeWatch(), null, false, true);
     enqueuing.cancelDelay();
     enqueuing.answered(); // its answer, if one comes, finds nothing waiting for it
-    phase = Phase.FAILED;
-    return new Step.End(LockFailures.clientClosed(description), cleanup);
+    return end(Phase.FAILED, LockFailures.clientClosed(description), cleanup);
   }
-
-  // ---- the caller ----
 
   /** IGNORE if the lock was granted first (or the attempt already ended). */
   private Step withdraw() {
-    if (!phase.isWaiting()) {
-      return Step.IGNORE;
-    }
-    Cleanup cleanup = leftovers();
-    phase = Phase.WITHDRAWN;
-    return new Step.End(null, cleanup);
+    return phase.isWaiting()
+        ? end(Phase.WITHDRAWN, null, enqueuing.leave(nodes, waiting.takeWatch()))
+        : Step.IGNORE;
   }
-
-  // ---- transitions shared by the events above ----
 
   private int epoch() {
     return enqueuing.epoch();
@@ -384,8 +375,7 @@ final class AcquisitionMachine {
     nodes = List.of();
     OptionalLong delay = retries.delayMillis(requeues++, startNanos);
     if (delay.isEmpty()) {
-      phase = Phase.FAILED;
-      return new Step.End(LockFailures.retriesExhausted(description, reason), cleanup);
+      return end(Phase.FAILED, LockFailures.retriesExhausted(description, reason), cleanup);
     }
     enqueuing = new Enqueuing(epoch() + 1, retries, startNanos, protectionIds);
     enqueuing.createAfterDelay();
@@ -399,17 +389,12 @@ final class AcquisitionMachine {
 
   /** Ends a waiting attempt that failed; an unanswered create's answer brings a Tidy. */
   private Step endFailed(RuntimeException failure) {
-    Cleanup cleanup = leftovers();
-    phase = Phase.FAILED;
-    return new Step.End(failure, cleanup);
+    return end(Phase.FAILED, failure, enqueuing.leave(nodes, waiting.takeWatch()));
   }
 
-  /** What a waiting attempt leaves to clean up when it ends now; forgets the watch and delay. */
-  private Cleanup leftovers() {
-    Cleanup cleanup =
-        new Cleanup(
-            nodes, waiting.takeWatch(), enqueuing.unknownCreate(), enqueuing.unanswered(), false);
-    enqueuing.cancelDelay();
-    return cleanup;
+  /** Ends a waiting attempt in {@code last}, failing with {@code failure} unless it is null. */
+  private Step end(Phase last, RuntimeException failure, Cleanup cleanup) {
+    phase = last;
+    return new Step.End(failure, cleanup);
   }
 }

@@ -1,12 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.internal.engine.Step.ArmedWatch;
-import io.lockstep.recipes.internal.queue.Slot;
-import io.lockstep.recipes.internal.zk.Retries;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 /**
  * The state of one acquisition, and its only owner: phase, epoch, nodes, owning session, fencing
@@ -40,48 +35,16 @@ public final class AcquisitionState {
   public record View(
       Phase phase, long token, List<String> nodes, long owner, String lostReason, boolean alone) {}
 
-  private final ReentrantLock lock = new ReentrantLock();
+  private final Guarded<AcquisitionMachine> machine; // the state lock and what it guards
 
-  @GuardedBy("lock")
-  private final AcquisitionMachine machine;
-
-  /**
-   * @param description the lock path(s), for messages
-   * @param revocable whether a grant first watches our own node (Curator's revocation protocol)
-   * @param watchFirstRead whether the attempt's first read leaves a child watch: worth it when the
-   *     queue is likely empty, since that watch then tells an uncontended holder of its node's
-   *     deletion at no extra request; where a queue is likely, it would only fire at the next
-   *     enqueue, and a grant without it watches our own node instead
-   * @param watchGraceNanos how long a hold that nothing watches goes before it watches its own
-   *     node: a shorter hold costs no request and no watch event for it (see {@link GrantedState})
-   */
-  AcquisitionState(
-      List<Slot> slots,
-      String description,
-      boolean revocable,
-      boolean watchFirstRead,
-      Retries retries,
-      Supplier<String> protectionIds,
-      long watchGraceNanos) {
-    AcquisitionMachine made =
-        new AcquisitionMachine(
-            slots, description, revocable, watchFirstRead, retries, protectionIds, watchGraceNanos);
-    lock.lock();
-    try {
-      this.machine = made;
-    } finally {
-      lock.unlock();
-    }
+  /** Owns {@code machine}, which nothing else may touch from now on. */
+  AcquisitionState(AcquisitionMachine machine) {
+    this.machine = new Guarded<>(machine);
   }
 
   /** The first step: create our nodes. */
   Step start() {
-    lock.lock();
-    try {
-      return machine.start();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(AcquisitionMachine::start);
   }
 
   /**
@@ -90,12 +53,7 @@ public final class AcquisitionState {
    * @return whether the caller must drain the outbox
    */
   boolean start(Outbox<Step> outbox) {
-    lock.lock();
-    try {
-      return outbox.add(machine.start());
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> outbox.add(m.start()));
   }
 
   /**
@@ -105,52 +63,30 @@ public final class AcquisitionState {
    * @return whether the caller must drain the outbox
    */
   boolean on(StateEvent event, Outbox<Step> outbox) {
-    lock.lock();
-    try {
-      Step step = machine.on(event);
-      return step != Step.IGNORE && outbox.add(step);
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(
+        m -> {
+          Step step = m.on(event);
+          return step != Step.IGNORE && outbox.add(step);
+        });
   }
 
   /** One event in, the next step out. */
   Step on(StateEvent event) {
-    lock.lock();
-    try {
-      return machine.on(event);
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> m.on(event));
   }
 
   /** Records the armed predecessor watch; false if it is no longer wanted. */
   boolean watchArmed(int e, int generation, ArmedWatch armed) {
-    lock.lock();
-    try {
-      return machine.watchArmed(e, generation, armed);
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> m.watchArmed(e, generation, armed));
   }
 
   /** Where the attempt or hold stands (what {@link #view()} says, without the rest). */
   Phase phase() {
-    lock.lock();
-    try {
-      return machine.phase();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(AcquisitionMachine::phase);
   }
 
   /** The phase, token, nodes, owner and loss reason, read together. */
   public View view() {
-    lock.lock();
-    try {
-      return machine.view();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(AcquisitionMachine::view);
   }
 }

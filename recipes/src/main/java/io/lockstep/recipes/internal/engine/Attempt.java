@@ -20,17 +20,26 @@ public interface Attempt {
     FAILED
   }
 
+  /** The attempt's futures, listeners, observers and Flight Recorder events, in order. */
+  Lifecycle lifecycle();
+
   /** Completes when the lock is held; fails with the attempt's failure, or when withdrawn. */
-  CompletableFuture<Void> grantedFuture();
+  default CompletableFuture<Void> grantedFuture() {
+    return lifecycle().grantedFuture();
+  }
 
   /** Completes when the first try reached a verdict: what a zero budget waits for. */
-  CompletableFuture<Void> decided();
+  default CompletableFuture<Void> decided() {
+    return lifecycle().decidedFuture();
+  }
 
   /**
    * Whether the client lost its connection (or closed) since this attempt began: with a first try
    * that has no verdict yet, what tells an attempt kept from ZooKeeper from a slow one.
    */
-  boolean disconnectedSinceStart();
+  default boolean disconnectedSinceStart() {
+    return lifecycle().disconnectedSinceStart();
+  }
 
   /** Completes when an attempt that ended without a grant has left nothing behind. */
   CompletableFuture<Void> cleanedUp();
@@ -49,10 +58,15 @@ public interface Attempt {
    * waiting for it then gets {@code failWith} rather than a plain withdrawal (its lock object was
    * closed). Observers hear {@link AcquireOutcome#WITHDRAWN}.
    */
-  Outcome withdraw(RuntimeException failWith);
+  default Outcome withdraw(RuntimeException failWith) {
+    lifecycle().withdrawing(failWith);
+    return withdraw(AcquireOutcome.WITHDRAWN);
+  }
 
   /** Why the attempt failed, once it has. */
-  RuntimeException failure();
+  default RuntimeException failure() {
+    return lifecycle().failure();
+  }
 
   /** What the lock object's attempts share. */
   LockSettings settings();

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.internal.zk.Retries;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException.Code;
@@ -144,6 +145,15 @@ final class Enqueuing {
   /** Forgets a pending delay (the attempt ended). */
   void cancelDelay() {
     afterDelay = null;
+  }
+
+  /**
+   * What a waiting attempt leaves to clean up when it ends now: its {@code nodes}, its armed {@code
+   * watch}, a create whose outcome is unknown or whose answer is still out; the delay is forgotten.
+   */
+  Step.Cleanup leave(List<String> nodes, Step.ArmedWatch watch) {
+    cancelDelay();
+    return new Step.Cleanup(nodes, watch, unknownCreate(), unanswered, false);
   }
 
   /** A Later standing for {@code next}, as the retry policy allows; null when it gives up. */

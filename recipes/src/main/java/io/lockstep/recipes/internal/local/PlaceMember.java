@@ -43,27 +43,13 @@ final class PlaceMember implements Attempt {
     this.record = new Contender(maxInARow, lingerNanos, lifecycle);
   }
 
-  Lifecycle lifecycle() {
+  @Override
+  public Lifecycle lifecycle() {
     return lifecycle;
   }
 
   Contender record() {
     return record;
-  }
-
-  @Override
-  public CompletableFuture<Void> grantedFuture() {
-    return lifecycle.grantedFuture();
-  }
-
-  @Override
-  public CompletableFuture<Void> decided() {
-    return lifecycle.decidedFuture();
-  }
-
-  @Override
-  public boolean disconnectedSinceStart() {
-    return lifecycle.disconnectedSinceStart();
   }
 
   @Override
@@ -75,17 +61,6 @@ final class PlaceMember implements Attempt {
   public Outcome withdraw(AcquireOutcome reason) {
     lifecycle.withdrawing(reason);
     return place.withdraw(record);
-  }
-
-  @Override
-  public Outcome withdraw(RuntimeException failWith) {
-    lifecycle.withdrawing(failWith);
-    return withdraw(AcquireOutcome.WITHDRAWN);
-  }
-
-  @Override
-  public RuntimeException failure() {
-    return lifecycle.failure();
   }
 
   @Override

@@ -1,11 +1,10 @@
 package io.lockstep.recipes.internal.local;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
+import io.lockstep.recipes.internal.engine.Guarded;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -67,16 +66,13 @@ final class PlaceState {
     LINGERING
   }
 
-  private final ReentrantLock lock = new ReentrantLock();
-
-  @GuardedBy("lock")
-  private final PlaceMachine machine;
+  private final Guarded<PlaceMachine> machine; // the lock and what it guards
 
   /**
    * A place whose linger deadlines read {@code clock} (nanoseconds, as {@link System#nanoTime}).
    */
   PlaceState(LongSupplier clock) {
-    this.machine = new PlaceMachine(clock);
+    this.machine = new Guarded<>(new PlaceMachine(clock));
   }
 
   /** A place on the system's clock. */
@@ -89,14 +85,12 @@ final class PlaceState {
 
   /** One event in, the steps to take out, in order. */
   List<PlaceStep> on(PlaceEvent event) {
-    lock.lock();
-    try {
-      List<PlaceStep> steps = new ArrayList<>(2);
-      dispatch(event, steps);
-      return steps;
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(
+        m -> {
+          List<PlaceStep> steps = new ArrayList<>(2);
+          dispatch(m, event, steps);
+          return steps;
+        });
   }
 
   /**
@@ -115,37 +109,25 @@ final class PlaceState {
    * @return whether the caller must drain the outbox
    */
   boolean on(PlaceEvent event, Outbox<PlaceStep> outbox, List<PlaceStep> steps) {
-    lock.lock();
-    try {
-      dispatch(event, steps);
-      boolean drain = false;
-      for (PlaceStep step : steps) {
-        drain |= outbox.add(step);
-      }
-      return drain;
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(
+        m -> {
+          dispatch(m, event, steps);
+          boolean drain = false;
+          for (PlaceStep step : steps) {
+            drain |= outbox.add(step);
+          }
+          return drain;
+        });
   }
 
   /** The id of the place's latest attempt (for events that report its phase). */
   int currentPlace() {
-    lock.lock();
-    try {
-      return machine.currentPlace();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(PlaceMachine::currentPlace);
   }
 
   /** Where the place stands. */
   Phase placePhase() {
-    lock.lock();
-    try {
-      return machine.placePhase();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(PlaceMachine::placePhase);
   }
 
   /**
@@ -153,42 +135,22 @@ final class PlaceState {
    * waiter.
    */
   boolean isRetirable() {
-    lock.lock();
-    try {
-      return machine.isRetirable();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(PlaceMachine::isRetirable);
   }
 
   /** Where {@code member} stands. */
   io.lockstep.recipes.internal.engine.Phase phaseOf(Contender member) {
-    lock.lock();
-    try {
-      return member.tenure == null ? member.phase : member.tenure.phase();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> member.tenure == null ? member.phase : member.tenure.phase());
   }
 
   /** {@code member}'s lost reason, or null. */
   String lostReasonOf(Contender member) {
-    lock.lock();
-    try {
-      return member.tenure == null ? null : member.tenure.lostReason();
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> member.tenure == null ? null : member.tenure.lostReason());
   }
 
   /** What {@code member} holds, or null if it does not hold (any more). */
   Held heldBy(Contender member) {
-    lock.lock();
-    try {
-      return machine.fencing.heldBy(member);
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> m.fencing.heldBy(member));
   }
 
   /**
@@ -196,27 +158,16 @@ final class PlaceState {
    * then writes the node first); null if it does not hold (any more).
    */
   Held takeChecks(Contender member) {
-    lock.lock();
-    try {
-      return machine.fencing.takeChecks(member);
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> m.fencing.takeChecks(member));
   }
 
   /** The place's node and owner as {@code member} knew them (also once lost), or null. */
   Held lastHeldBy(Contender member) {
-    lock.lock();
-    try {
-      return machine.fencing.lastHeldBy(member);
-    } finally {
-      lock.unlock();
-    }
+    return machine.apply(m -> m.fencing.lastHeldBy(member));
   }
 
   /** The event's column of the table; the steps to take are added to {@code steps}, in order. */
-  @GuardedBy("lock")
-  private void dispatch(PlaceEvent event, List<PlaceStep> steps) {
+  private static void dispatch(PlaceMachine machine, PlaceEvent event, List<PlaceStep> steps) {
     if (event instanceof PlaceEvent.Join join) {
       machine.join(join.member(), steps);
     } else if (event instanceof PlaceEvent.Withdraw withdraw) {

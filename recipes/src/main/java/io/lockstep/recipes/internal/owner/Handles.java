@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.owner;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Budget;
+import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.locks.LockHold;
 import java.util.List;
@@ -59,6 +60,11 @@ public final class Handles {
     Budget budget = Budget.of(timeoutNanos, attempts.settings());
     return Waits.<LockHold>async(
         start(), budget, executor, this::register, hold -> ((Handle) hold).abandon());
+  }
+
+  /** What the lock object's attempts share. */
+  public LockSettings settings() {
+    return attempts.settings();
   }
 
   /** Hands out a hold for an attempt granted elsewhere: a lease of a counting semaphore. */

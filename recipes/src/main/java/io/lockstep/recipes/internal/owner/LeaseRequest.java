@@ -1,9 +1,9 @@
 package io.lockstep.recipes.internal.owner;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.Budget;
+import io.lockstep.recipes.internal.engine.Guarded;
 import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
@@ -15,7 +15,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One request for {@code qty} leases of a counting semaphore, driven by the engine's callbacks: no
@@ -33,10 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
 final class LeaseRequest {
   private final Leases leases;
   private final long timeoutNanos; // the budget, or negative for none
-  private final ReentrantLock lock = new ReentrantLock();
-
-  @GuardedBy("lock")
-  private final LeaseMachine machine;
+  private final Guarded<LeaseMachine> machine;
 
   private final Outbox<LeaseStep> outbox = new Outbox<>(this::run);
   private final Map<Integer, Attempt> attempts = new ConcurrentHashMap<>(); // by the machine's ids
@@ -46,7 +42,7 @@ final class LeaseRequest {
   private LeaseRequest(Leases leases, long timeoutNanos, LeaseMachine machine) {
     this.leases = leases;
     this.timeoutNanos = timeoutNanos;
-    this.machine = machine;
+    this.machine = new Guarded<>(machine);
   }
 
   /** Starts a request within {@code budget}; its deadline is an event of the machine's. */
@@ -87,28 +83,30 @@ final class LeaseRequest {
    * @return false if the machine refused a cancel: the request had ended
    */
   private boolean on(LeaseEvent event) {
-    boolean drain = false;
+    boolean[] drain = {false};
+    List<LeaseStep> steps =
+        machine.apply(
+            m -> {
+              List<LeaseStep> decided = m.on(event);
+              for (LeaseStep step : decided) { // into the outbox in the order decided
+                if (!(step instanceof LeaseStep.Withdraw)) {
+                  drain[0] |= outbox.add(step);
+                }
+              }
+              return decided;
+            });
     boolean refused = false;
     LeaseStep withdraw = null;
-    lock.lock();
-    try {
-      for (LeaseStep step : machine.on(event)) {
-        refused |= step instanceof LeaseStep.CancelRefused;
-        if (step instanceof LeaseStep.Withdraw) {
-          withdraw = step; // at most one per event
-        } else {
-          drain |= outbox.add(step);
-        }
-      }
-    } finally {
-      lock.unlock();
+    for (LeaseStep step : steps) {
+      refused |= step instanceof LeaseStep.CancelRefused;
+      withdraw = step instanceof LeaseStep.Withdraw ? step : withdraw; // at most one per event
     }
     if (withdraw != null) {
       // In this thread, not behind another thread's drain: a fast try's verdict is heard in the
       // engine's thread right before it arms the try's watch, and withdrawn now it arms none.
       run(withdraw);
     }
-    if (drain) {
+    if (drain[0]) {
       outbox.drain();
     }
     return !refused;

@@ -3,7 +3,6 @@ package io.lockstep.recipes.internal.owner;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Budget;
-import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -34,11 +33,6 @@ public final class ObjectOwnership implements Ownership {
   @Override
   public Handles handles() {
     return handles;
-  }
-
-  @Override
-  public LockSettings settings() {
-    return attempts.settings();
   }
 
   /**

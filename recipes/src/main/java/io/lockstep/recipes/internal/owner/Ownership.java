@@ -33,7 +33,9 @@ public interface Ownership {
   boolean isAcquiredInThisProcess();
 
   /** What the lock object's acquisitions share. */
-  LockSettings settings();
+  default LockSettings settings() {
+    return handles().settings();
+  }
 
   /** The holds of this lock object owned by handles. */
   Handles handles();

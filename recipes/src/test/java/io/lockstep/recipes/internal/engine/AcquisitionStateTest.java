@@ -493,13 +493,14 @@ class AcquisitionStateTest {
   void whereAQueueIsExpected_theFirstReadLeavesNoChildWatch_andAGrantWatchesOurNodeAfterItsGrace() {
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
-            PATH,
-            false,
-            false,
-            retries(),
-            ids(),
-            GRACE);
+            new AcquisitionMachine(
+                List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+                PATH,
+                false,
+                false,
+                retries(),
+                ids(),
+                GRACE));
     state.start();
     assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION)))
         .as("the read after the create's answer")
@@ -517,13 +518,14 @@ class AcquisitionStateTest {
   void whereAQueueIsExpected_theReadBehindTheCreateLeavesNoChildWatch() {
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
-            PATH,
-            false,
-            false,
-            retries(),
-            ids(),
-            GRACE);
+            new AcquisitionMachine(
+                List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+                PATH,
+                false,
+                false,
+                retries(),
+                ids(),
+                GRACE));
     state.start();
     assertThat(state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION, true, null, false)))
         .isEqualTo(Step.IGNORE);
@@ -662,13 +664,14 @@ class AcquisitionStateTest {
   void withoutAGrace_aHoldThatNothingWatches_watchesItsNodeAtTheGrant() {
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
-            PATH,
-            false,
-            false,
-            retries(),
-            ids(),
-            0);
+            new AcquisitionMachine(
+                List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+                PATH,
+                false,
+                false,
+                retries(),
+                ids(),
+                0));
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
@@ -682,13 +685,14 @@ class AcquisitionStateTest {
   private AcquisitionState grantedByALaterRead() {
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
-            PATH,
-            false,
-            false,
-            retries(),
-            ids(),
-            GRACE);
+            new AcquisitionMachine(
+                List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+                PATH,
+                false,
+                false,
+                retries(),
+                ids(),
+                GRACE));
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     assertThat(state.on(new StateEvent.QueueRead(0, List.of(List.of(OURS_NAME)), true, 17)))
@@ -763,13 +767,14 @@ class AcquisitionStateTest {
     String ours = "_c_id-1-__WRIT__0000000002";
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, ReadWriteDriver.WRITE, null)),
-            PATH,
-            false,
-            true,
-            retries(),
-            ids(),
-            GRACE);
+            new AcquisitionMachine(
+                List.of(Slot.of(PATH, ReadWriteDriver.WRITE, null)),
+                PATH,
+                false,
+                true,
+                retries(),
+                ids(),
+                GRACE));
     state.start();
     state.on(new StateEvent.Created(0, List.of(PATH + "/" + ours), 17, SESSION));
     state.on(
@@ -810,14 +815,16 @@ class AcquisitionStateTest {
   void aMultiLockHolder_doesNotWatchItsNodeOnAQueueChange() {
     AcquisitionState state =
         new AcquisitionState(
-            List.of(
-                Slot.of("/a", LockDriver.mutex(), null), Slot.of("/b", LockDriver.mutex(), null)),
-            "[/a, /b]",
-            false,
-            false,
-            retries(),
-            ids(),
-            GRACE);
+            new AcquisitionMachine(
+                List.of(
+                    Slot.of("/a", LockDriver.mutex(), null),
+                    Slot.of("/b", LockDriver.mutex(), null)),
+                "[/a, /b]",
+                false,
+                false,
+                retries(),
+                ids(),
+                GRACE));
     state.start();
     state.on(
         new StateEvent.Created(
@@ -849,7 +856,14 @@ class AcquisitionStateTest {
         };
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(PATH, confused, null)), PATH, false, true, retries(), ids(), GRACE);
+            new AcquisitionMachine(
+                List.of(Slot.of(PATH, confused, null)),
+                PATH,
+                false,
+                true,
+                retries(),
+                ids(),
+                GRACE));
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     Step.End end =
@@ -909,13 +923,14 @@ class AcquisitionStateTest {
 
   private AcquisitionState newState(boolean revocable) {
     return new AcquisitionState(
-        List.of(Slot.of(PATH, LockDriver.mutex(), null)),
-        PATH,
-        revocable,
-        true,
-        retries(),
-        ids(),
-        GRACE);
+        new AcquisitionMachine(
+            List.of(Slot.of(PATH, LockDriver.mutex(), null)),
+            PATH,
+            revocable,
+            true,
+            retries(),
+            ids(),
+            GRACE));
   }
 
   private Retries retries() {

@@ -34,13 +34,14 @@ class LeaseWaitingTest {
     AtomicInteger ids = new AtomicInteger();
     AcquisitionState state =
         new AcquisitionState(
-            List.of(Slot.of(DIR, new LeaseDriver(max), null)),
-            "/sem",
-            false,
-            false,
-            new Retries(() -> new RetryNTimes(3, 100), clock::get),
-            () -> "id-" + ids.incrementAndGet(),
-            GRACE);
+            new AcquisitionMachine(
+                List.of(Slot.of(DIR, new LeaseDriver(max), null)),
+                "/sem",
+                false,
+                false,
+                new Retries(() -> new RetryNTimes(3, 100), clock::get),
+                () -> "id-" + ids.incrementAndGet(),
+                GRACE));
     state.start();
     state.on(new StateEvent.Created(0, List.of(OURS), 17, SESSION));
     return state;
