@@ -135,7 +135,7 @@ final class BenchmarkPage {
     Map<Block, String> blocks = new EnumMap<>(Block.class);
     blocks.put(Block.RUN, run());
     blocks.put(Block.GOALS, orNotRun(GoalTables.goals(verdicts)));
-    blocks.put(Block.UNCONTENDED, orNotRun(sections.uncontended()));
+    blocks.put(Block.UNCONTENDED, orNotRun(sections.uncontended(command, machine.cores())));
     blocks.put(Block.SLOW_LINK, orNotRun(variants.slowLink()));
     blocks.put(Block.RECORDING, orNotRun(variants.recording()));
     blocks.put(Block.HANDOFF, orNotRun(sections.handoff()));
@@ -180,6 +180,17 @@ final class BenchmarkPage {
         shared(loadBefore, cores) ? "**yes**" : "no");
   }
 
+  /** "3 warm-up and 5 measured iterations of 2 s, 1 fork". */
+  static String jmhIterations(SuiteSettings settings) {
+    return String.format(
+        Locale.ROOT,
+        "%d warm-up and %d measured iterations of %s, %s",
+        settings.jmhWarmupIterations(),
+        settings.jmhIterations(),
+        Figures.seconds(settings.jmhIterationTime()),
+        plural(settings.jmhForks(), "fork"));
+  }
+
   /** A block's text, or a line saying the run did not measure it. */
   private static String orNotRun(String text) {
     return text.isEmpty() ? "*Not measured in this run.*\n" : text;
@@ -197,15 +208,7 @@ final class BenchmarkPage {
     table.row("Curator", machine.curator());
     table.row("Load average (1 / 5 / 15 min)", "before: " + loadBefore + "; after: " + loadAfter);
     table.row("Machine shared", shared(loadBefore, machine.cores()) ? "**yes**" : "no");
-    table.row(
-        "JMH",
-        String.format(
-            Locale.ROOT,
-            "%d warm-up and %d measured iterations of %s, %s",
-            settings.jmhWarmupIterations(),
-            settings.jmhIterations(),
-            Figures.seconds(settings.jmhIterationTime()),
-            plural(settings.jmhForks(), "fork")));
+    table.row("JMH", jmhIterations(settings));
     table.row("Cycles counted per row", String.valueOf(settings.countedCycles()));
     table.row(
         "Handoff",

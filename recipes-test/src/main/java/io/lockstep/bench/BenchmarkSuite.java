@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
@@ -22,26 +23,26 @@ import org.apache.curator.test.TestingServer;
  * side, and writes the results to {@code docs/benchmarks.md} with PNG charts next to it.
  *
  * <p><b>Sections.</b> {@code uncontended}: request and byte counts per cycle ({@link CycleCost})
- * and JMH throughput ({@link UncontendedLockBenchmark}) of the mutex, the non-reentrant mutex and
- * both sides of the read-write lock; {@code multi}: the same for multi-locks on K = 1, 4, 8, 16
- * paths ({@link MultiLockBenchmark}); {@code slowlink}: the uncontended rows through a proxy that
- * adds 0 and 1 ms to each round trip ({@link SlowLinkRuns}); {@code jfr}: the uncontended rows with
- * and without a Flight Recording ({@link RecordingRuns}); {@code handoff}: queue drains ({@link
- * HandoffScenario}); {@code waiters}: 1,000 and 10,000 waiters on one client ({@link
- * WaitersScenario}); {@code contention}: T threads on one mutex ({@link ContentionScenario}, one
- * series per {@link Contender}); {@code watches}: watch events per acquisition ({@link
- * WatchScenario}); {@code cohort}: local handoff against Curator at T = 8 on one client, rates and
- * the fairness to another process, at 0 and 1 ms added round trip ({@link CohortRuns}); {@code rw}:
- * read-heavy mixes ({@link ReadWriteMixScenario}); {@code multicontention}: multi-locks on
- * overlapping path sets ({@link MultiLockContentionScenario}); {@code unreachable}: how far past
- * its budget each timed form returns with ZooKeeper cut off or silently partitioned, and how long a
- * release takes then ({@link UnreachableScenario}); {@code semaphore-election}: {@code
- * CountingSemaphore} against {@code InterProcessSemaphoreV2}, uncontended and under contention
- * ({@link SemaphoreScenario}), and leader handoffs of {@code LeaderElection} against {@code
- * LeaderLatch} ({@link ElectionScenario}); {@code linger}: lock caching, a loop alone and two
- * processes taking turns, against Curator at 0 and 1 ms added round trip ({@link LingerRuns});
- * {@code keyed}: keyed locks at scale, a Curator mutex per key against {@code KeyedLocks} flat and
- * hashed ({@link KeyedScenario}).
+ * and JMH throughput and bytes allocated per cycle ({@link UncontendedLockBenchmark}) of the mutex,
+ * the non-reentrant mutex and both sides of the read-write lock; {@code multi}: the same for
+ * multi-locks on K = 1, 4, 8, 16 paths ({@link MultiLockBenchmark}); {@code slowlink}: the
+ * uncontended rows through a proxy that adds 0 and 1 ms to each round trip ({@link SlowLinkRuns});
+ * {@code jfr}: the uncontended rows with and without a Flight Recording ({@link RecordingRuns});
+ * {@code handoff}: queue drains ({@link HandoffScenario}); {@code waiters}: 1,000 and 10,000
+ * waiters on one client ({@link WaitersScenario}); {@code contention}: T threads on one mutex
+ * ({@link ContentionScenario}, one series per {@link Contender}); {@code watches}: watch events per
+ * acquisition ({@link WatchScenario}); {@code cohort}: local handoff against Curator at T = 8 on
+ * one client, rates and the fairness to another process, at 0 and 1 ms added round trip ({@link
+ * CohortRuns}); {@code rw}: read-heavy mixes ({@link ReadWriteMixScenario}); {@code
+ * multicontention}: multi-locks on overlapping path sets ({@link MultiLockContentionScenario});
+ * {@code unreachable}: how far past its budget each timed form returns with ZooKeeper cut off or
+ * silently partitioned, and how long a release takes then ({@link UnreachableScenario}); {@code
+ * semaphore-election}: {@code CountingSemaphore} against {@code InterProcessSemaphoreV2},
+ * uncontended and under contention ({@link SemaphoreScenario}), and leader handoffs of {@code
+ * LeaderElection} against {@code LeaderLatch} ({@link ElectionScenario}); {@code linger}: lock
+ * caching, a loop alone and two processes taking turns, against Curator at 0 and 1 ms added round
+ * trip ({@link LingerRuns}); {@code keyed}: keyed locks at scale, a Curator mutex per key against
+ * {@code KeyedLocks} flat and hashed ({@link KeyedScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -53,13 +54,13 @@ import org.apache.curator.test.TestingServer;
  * <p>Options: {@code --quick} (the default) or {@code --full}; {@code --only s1,s2} runs the named
  * sections and prints their tables to the console without touching {@code docs/}; {@code --out DIR}
  * writes the page and charts to {@code DIR} instead of {@code docs}, also for a partial run; {@code
- * --update}, with {@code --only}, replaces in the page the blocks of the sections run and leaves
- * every other block and the charts as they are, for sections whose block says its own run ({@code
- * unreachable}, {@code semaphore-election}, {@code linger}, {@code keyed}); {@code
- * --curator-waiters N} runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000
- * quick, 10,000 full); {@code --keyed-keys N} and {@code --keyed-contended M} set the keys of the
- * keyed section's one-client and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and
- * 100,000 full).
+ * --update}, with {@code --only}, replaces in the page the blocks of the sections run (and their
+ * chart) and leaves every other block and chart as it is, for sections whose block says its own run
+ * ({@code uncontended} and {@code multi}, which share one block, {@code unreachable}, {@code
+ * semaphore-election}, {@code linger}, {@code keyed}); {@code --curator-waiters N} runs Curator's
+ * thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full); {@code
+ * --keyed-keys N} and {@code --keyed-contended M} set the keys of the keyed section's one-client
+ * and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and 100,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -73,8 +74,8 @@ public final class BenchmarkSuite {
 
   /** The parts of the suite, by the name {@code --only} takes. */
   enum Section {
-    UNCONTENDED("uncontended"),
-    MULTI("multi"),
+    UNCONTENDED("uncontended", BenchmarkPage.Block.UNCONTENDED),
+    MULTI("multi", BenchmarkPage.Block.UNCONTENDED),
     SLOW_LINK("slowlink"),
     RECORDING("jfr"),
     HANDOFF("handoff"),
@@ -258,17 +259,15 @@ public final class BenchmarkSuite {
 
       Set<Section> sections = arguments.sections();
       SectionRuns runs = new SectionRuns(probe, connect, settings, results);
+      List<SuiteResults.Row> uncontended = new ArrayList<>();
       if (sections.contains(Section.UNCONTENDED)) {
-        runs.count(SectionRuns.rows(false));
+        uncontended.addAll(SectionRuns.rows(false));
       }
       if (sections.contains(Section.MULTI)) {
-        runs.count(SectionRuns.rows(true));
+        uncontended.addAll(SectionRuns.rows(true));
       }
-      if (sections.contains(Section.UNCONTENDED)) {
-        runs.jmh(SectionRuns.rows(false));
-      }
-      if (sections.contains(Section.MULTI)) {
-        runs.jmh(SectionRuns.rows(true));
+      if (!uncontended.isEmpty()) {
+        runs.uncontended(uncontended);
       }
       if (sections.contains(Section.SLOW_LINK)) {
         SlowLinkRuns.run(connect, settings, results);
@@ -325,7 +324,9 @@ public final class BenchmarkSuite {
       if (arguments.writesPage()) {
         Files.createDirectories(arguments.out());
         Path markdown = arguments.out().resolve("benchmarks.md");
-        if (arguments.update()) { // the charts are the other sections'
+        if (arguments.update()) {
+          // only the charts of the sections run: of those that may be updated, the uncontended one
+          BenchmarkCharts.write(results, arguments.out());
           Files.writeString(markdown, page.fill(template(markdown), arguments.blocks()));
           log(
               "updated "

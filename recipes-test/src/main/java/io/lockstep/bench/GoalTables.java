@@ -34,6 +34,7 @@ final class GoalTables {
                       .collect(Collectors.joining(", ")),
           met(requests.met()));
     }
+    allocationGoal(table, verdicts.allocation());
     List<GoalVerdicts.Row> rows = verdicts.throughput();
     if (!rows.isEmpty()) {
       List<GoalVerdicts.Row> missed = rows.stream().filter(r -> !r.met()).toList();
@@ -74,6 +75,32 @@ final class GoalTables {
     }
     serviceGoals(table, verdicts);
     return table.isEmpty() ? "" : table.render();
+  }
+
+  /** The allocation goal, with each row's bytes; nothing if the run measured none. */
+  private static void allocationGoal(
+      MarkdownTable table, List<GoalVerdicts.AllocationRow> allocation) {
+    if (allocation.isEmpty()) {
+      return;
+    }
+    List<GoalVerdicts.AllocationRow> missed = allocation.stream().filter(r -> !r.met()).toList();
+    table.row(
+        "Allocations per uncontended cycle at most Curator's on every single-path row",
+        (missed.isEmpty()
+                ? allRows(allocation.size())
+                : (allocation.size() - missed.size())
+                    + " of "
+                    + allocation.size()
+                    + " rows; missed on "
+                    + missed.stream()
+                        .map(GoalVerdicts.AllocationRow::name)
+                        .collect(Collectors.joining(", ")))
+            + " (bytes per cycle, Lockstep / Curator: "
+            + allocation.stream()
+                .map(r -> r.name() + " " + number(r.bytes()) + " / " + number(r.curatorBytes()))
+                .collect(Collectors.joining("; "))
+            + ")",
+        met(missed.isEmpty()));
   }
 
   /** The goals of the slow link, handoff speed, many waiters, watch events and the recorder. */
@@ -189,6 +216,15 @@ final class GoalTables {
                       number(perCycle),
                       "",
                       why(Reason.MORE_THAN_THREE_REQUESTS)));
+    }
+    for (GoalVerdicts.AllocationRow row : verdicts.allocation()) {
+      if (!row.met()) {
+        table.row(
+            "bytes allocated per cycle, " + row.name(),
+            ratio(row.bytes() / row.curatorBytes()),
+            "bytes allocated per cycle " + number(row.bytes()) + " / " + number(row.curatorBytes()),
+            why(Reason.MORE_ALLOCATION));
+      }
     }
     for (GoalVerdicts.Row row : verdicts.throughput()) {
       if (!row.met()) {

@@ -3,6 +3,7 @@ package io.lockstep.bench;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.Recipe;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -74,7 +75,9 @@ final class GoalVerdicts {
     /** More watch events than Curator's, all data events: the holder's watch on its own node. */
     HOLDER_WATCH("holder watch"),
     /** Slower with a recording, but Curator's rows slowed down as much: the recording's cost. */
-    RECORDING_OVERHEAD("recording overhead");
+    RECORDING_OVERHEAD("recording overhead"),
+    /** Ours allocated more bytes per uncontended cycle than Curator's in the benchmark's JVM. */
+    MORE_ALLOCATION("more allocation");
 
     private final String label;
 
@@ -147,6 +150,16 @@ final class GoalVerdicts {
   record Row(String name, double ratio, Reason reason, Evidence evidence) {
     boolean met() {
       return ratio >= 1.0;
+    }
+  }
+
+  /**
+   * One row of the allocation goal: the bytes the benchmark's JVM allocated per uncontended cycle,
+   * on all its threads, ours and Curator's.
+   */
+  record AllocationRow(String name, double bytes, double curatorBytes) {
+    boolean met() {
+      return bytes <= curatorBytes;
     }
   }
 
@@ -242,12 +255,14 @@ final class GoalVerdicts {
    * Every verdict of a run; a goal whose figures the run did not measure is null (or, for lists of
    * rows, empty).
    *
+   * @param allocation the single-path uncontended rows with both libraries' allocation figures
    * @param zeroDelay the uncontended rows straight to the server and through the proxy at 0 ms
    * @param handoffSpeed the handoff rows up to {@link #HANDOFF_SPEED_MAX_WAITERS}
    * @param cohort local handoff against Curator, one goal per round trip measured
    */
   record Verdicts(
       RequestCount requests,
+      List<AllocationRow> allocation,
       List<Row> throughput,
       SpeedUp semaphore,
       SpeedUp multi,
@@ -267,6 +282,7 @@ final class GoalVerdicts {
     List<Row> throughput = ThroughputRows.of(results);
     return new Verdicts(
         requests(results),
+        allocation(results),
         throughput,
         speedUp(
             results,
@@ -301,6 +317,22 @@ final class GoalVerdicts {
       }
     }
     return counted == 0 ? null : new RequestCount(counted, over);
+  }
+
+  private static List<AllocationRow> allocation(SuiteResults results) {
+    List<AllocationRow> rows = new ArrayList<>();
+    for (SuiteResults.Row row : SuiteSettings.SINGLE_PATH_ROWS) {
+      Map<Library, SuiteResults.Score> scores = results.scores.getOrDefault(row, Map.of());
+      SuiteResults.Score curator = scores.get(Library.CURATOR);
+      SuiteResults.Score ours = scores.get(Library.LOCKSTEP);
+      if (curator != null
+          && ours != null
+          && !Double.isNaN(curator.allocatedBytes())
+          && !Double.isNaN(ours.allocatedBytes())) {
+        rows.add(new AllocationRow(row.label(), ours.allocatedBytes(), curator.allocatedBytes()));
+      }
+    }
+    return rows;
   }
 
   private static SpeedUp speedUp(

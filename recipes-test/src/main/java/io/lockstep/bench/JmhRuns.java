@@ -8,6 +8,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
@@ -17,9 +19,16 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs the JMH benchmarks of one uncontended row ({@link UncontendedLockBenchmark} for a
  * single-path recipe, {@link MultiLockBenchmark} for a multi-lock) in forked JVMs, against a given
- * server address, with the suite's iterations.
+ * server address, with the suite's iterations and JMH's GC profiler ({@link GCProfiler}), which
+ * reads the fork's allocation counters before and after each iteration, not during it.
  */
 final class JmhRuns {
+  /**
+   * The GC profiler's secondary result for the bytes the fork allocated per operation: the JVM's
+   * total over all its threads ({@code getTotalThreadAllocatedBytes}), divided by the operations.
+   */
+  static final String ALLOCATION_KEY = "gc.alloc.rate.norm";
+
   private JmhRuns() {}
 
   /**
@@ -52,6 +61,7 @@ final class JmhRuns {
         .measurementIterations(settings.jmhIterations())
         .measurementTime(iteration)
         .jvmArgsAppend(arguments.toArray(String[]::new))
+        .addProfiler(GCProfiler.class)
         .param("library", libraries.stream().map(Library::name).toArray(String[]::new))
         .shouldFailOnError(true);
     if (row.recipe() == Recipe.MULTI) {
@@ -64,7 +74,13 @@ final class JmhRuns {
     for (RunResult run : runs) {
       Library library = Library.valueOf(run.getParams().getParam("library"));
       var primary = run.getPrimaryResult();
-      scores.put(library, new SuiteResults.Score(primary.getScore(), primary.getScoreError()));
+      Result<?> allocated = run.getSecondaryResults().get(ALLOCATION_KEY);
+      scores.put(
+          library,
+          new SuiteResults.Score(
+              primary.getScore(),
+              primary.getScoreError(),
+              allocated == null ? Double.NaN : allocated.getScore()));
     }
     return scores;
   }

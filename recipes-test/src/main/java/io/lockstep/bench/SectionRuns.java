@@ -36,8 +36,25 @@ final class SectionRuns {
         .toList();
   }
 
+  /**
+   * The uncontended rows given: first the counting pass over all of them, then their JMH scores;
+   * and when and how that ran, for their block.
+   */
+  void uncontended(List<SuiteResults.Row> rows) throws Exception {
+    Instant started = Instant.now();
+    String loadBefore = MachineInfo.loadAverage();
+    count(rows);
+    jmh(rows);
+    results.uncontendedRun =
+        new SuiteResults.UncontendedRun(
+            BenchmarkSuite.date(started),
+            Duration.between(started, Instant.now()),
+            loadBefore,
+            MachineInfo.loadAverage());
+  }
+
   /** The counting pass: request and byte counts per uncontended cycle, one fresh client a row. */
-  void count(List<SuiteResults.Row> rows) throws Exception {
+  private void count(List<SuiteResults.Row> rows) throws Exception {
     for (SuiteResults.Row row : rows) {
       for (Library library : Library.values()) {
         try (Clients clients = new Clients(connect, 1)) {
@@ -63,8 +80,8 @@ final class SectionRuns {
     }
   }
 
-  /** The JMH throughput of each row, straight to the server. */
-  void jmh(List<SuiteResults.Row> rows) throws Exception {
+  /** The JMH throughput and allocation of each row, straight to the server. */
+  private void jmh(List<SuiteResults.Row> rows) throws Exception {
     for (SuiteResults.Row row : rows) {
       Map<Library, SuiteResults.Score> scores = JmhRuns.run(settings, row, connect);
       scores.forEach(
@@ -72,8 +89,13 @@ final class SectionRuns {
             results.score(row, library, score);
             log(
                 String.format(
-                    "jmh %s %s: %.1f ± %.1f cycles/s",
-                    row.label(), library.label(), score.perSecond(), score.error()));
+                    Locale.ROOT,
+                    "jmh %s %s: %.1f ± %.1f cycles/s, %.0f bytes allocated per cycle",
+                    row.label(),
+                    library.label(),
+                    score.perSecond(),
+                    score.error(),
+                    score.allocatedBytes()));
           });
     }
   }

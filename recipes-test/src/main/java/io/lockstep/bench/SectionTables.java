@@ -27,7 +27,15 @@ final class SectionTables {
     this.results = results;
   }
 
-  String uncontended() {
+  /**
+   * The uncontended block: a line saying when and how its rows ran (the block can be updated
+   * without the rest of the page), then the table of the rows measured, a line naming those not
+   * measured, and the chart.
+   *
+   * @param command the command of the run, to print
+   * @param cores the cores available to the JVM, to judge whether the machine was shared
+   */
+  String uncontended(String command, int cores) {
     MarkdownTable table =
         new MarkdownTable(
             "recipe",
@@ -37,23 +45,29 @@ final class SectionTables {
             "Lockstep cycles/s",
             "Lockstep ÷ Curator",
             "requests per cycle (writes), Curator / Lockstep",
-            "response bytes per cycle, Curator / Lockstep");
-    table.alignRight(3, 4, 5, 6, 7);
+            "response bytes per cycle, Curator / Lockstep",
+            "bytes allocated per cycle, Curator / Lockstep");
+    table.alignRight(3, 4, 5, 6, 7, 8);
+    List<String> notMeasured = new ArrayList<>();
     for (SuiteResults.Row row : SuiteResults.UNCONTENDED_ROWS) {
       Map<Library, SuiteResults.Score> scores = results.scores.get(row);
       Map<Library, CycleCost> costs = results.costs.get(row);
       if (scores == null && costs == null) {
+        notMeasured.add(row.label());
         continue;
       }
-      String[] rates = {"", "", ""};
+      String[] jmh = {"", "", "", ""}; // cycles/s of each, their ratio, bytes allocated
       if (scores != null && scores.size() == 2) {
         SuiteResults.Score curator = scores.get(Library.CURATOR);
         SuiteResults.Score ours = scores.get(Library.LOCKSTEP);
-        rates =
+        jmh =
             new String[] {
               Figures.rate(curator),
               Figures.rate(ours),
-              mark(ours.perSecond() / curator.perSecond())
+              mark(ours.perSecond() / curator.perSecond()),
+              Double.isNaN(curator.allocatedBytes()) && Double.isNaN(ours.allocatedBytes())
+                  ? ""
+                  : number(curator.allocatedBytes()) + " / " + number(ours.allocatedBytes())
             };
       }
       String requests = "";
@@ -75,16 +89,38 @@ final class SectionTables {
           row.label(),
           "`" + row.recipe().className(Library.CURATOR) + "`",
           "`" + row.recipe().className(Library.LOCKSTEP) + "`",
-          rates[0],
-          rates[1],
-          rates[2],
+          jmh[0],
+          jmh[1],
+          jmh[2],
           requests,
-          bytes);
+          bytes,
+          jmh[3]);
     }
     if (table.isEmpty()) {
       return "";
     }
-    return table.render() + "\n![Uncontended cycles per second](bench-uncontended.png)\n";
+    return uncontendedRun(command, cores)
+        + table.render()
+        + (notMeasured.isEmpty()
+            ? ""
+            : "\n*Not measured in this run: " + String.join("; ", notMeasured) + ".*\n")
+        + "\n![Uncontended cycles per second](bench-uncontended.png)\n";
+  }
+
+  /** When and how the uncontended rows ran, or "" if the results do not say. */
+  private String uncontendedRun(String command, int cores) {
+    SuiteResults.UncontendedRun run = results.uncontendedRun;
+    if (run == null) {
+      return "";
+    }
+    return BenchmarkPage.measuredLine(
+            run.started(), run.took(), command, run.loadBefore(), run.loadAfter(), cores)
+        + String.format(
+            Locale.ROOT,
+            "%s mode: JMH with %s, and its GC profiler; requests counted over %d cycles a row.%n%n",
+            Figures.capitalised(settings.mode()),
+            BenchmarkPage.jmhIterations(settings),
+            settings.countedCycles());
   }
 
   String handoff() {

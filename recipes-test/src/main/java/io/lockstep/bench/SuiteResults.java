@@ -31,8 +31,15 @@ final class SuiteResults {
    *
    * @param perSecond operations per second
    * @param error the half-width of JMH's 99.9% confidence interval (NaN if it could not tell)
+   * @param allocatedBytes bytes allocated per operation in the benchmark's JVM, on all its threads
+   *     (JMH's GC profiler, {@value JmhRuns#ALLOCATION_KEY}); NaN if not measured
    */
-  record Score(double perSecond, double error) {}
+  record Score(double perSecond, double error, double allocatedBytes) {
+    /** A score without an allocation figure. */
+    Score(double perSecond, double error) {
+      this(perSecond, error, Double.NaN);
+    }
+  }
 
   /** The uncontended rows in page order. */
   static final List<Row> UNCONTENDED_ROWS =
@@ -108,6 +115,20 @@ final class SuiteResults {
   final List<WaitersScenario.Result> waiters = new ArrayList<>();
   final List<WatchScenario.Result> watches = new ArrayList<>();
   final List<UnreachableScenario.Result> unreachable = new ArrayList<>();
+
+  /**
+   * When the uncontended rows ran (the {@code uncontended} section, the {@code multi} section or
+   * both), so that their block can say its own run.
+   *
+   * @param started when the first row's counting began, as the page writes it
+   * @param took from then to the last row's JMH score
+   * @param loadBefore the load average before
+   * @param loadAfter the load average after
+   */
+  record UncontendedRun(String started, Duration took, String loadBefore, String loadAfter) {}
+
+  /** When the uncontended rows ran; null if none did. */
+  UncontendedRun uncontendedRun;
 
   /** When the unreachable section ran; null if it did not. */
   UnreachableScenario.Run unreachableRun;

@@ -15,7 +15,9 @@ import org.openjdk.jmh.annotations.Param;
  * read-write lock, 7 for the semaphore mutex) and the server's fsync of each write. The server is
  * the suite's embedded ZooKeeper (in the suite's JVM; the benchmark runs in a JMH fork), or one of
  * the benchmark's own when run alone. The request and byte counts on the benchmark page come from
- * {@link CycleCost}, not from this benchmark.
+ * {@link CycleCost}, not from this benchmark. The suite runs it with JMH's GC profiler ({@link
+ * JmhRuns}): the page's bytes allocated per cycle are its {@code gc.alloc.rate.norm}, what the
+ * fork's JVM allocated on all its threads (the client's, Curator's and ZooKeeper's code) per cycle.
  *
  * <p><b>Command</b> (from the repository root; prints the JMH results and leaves {@code docs/}
  * alone):

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 class BenchmarkPageTest {
   private static final Path DOCS_PAGE = Path.of("..", "docs", "benchmarks.md");
 
-  private static String docsPage() throws IOException {
+  static String docsPage() throws IOException {
     return Files.readString(DOCS_PAGE);
   }
 
@@ -279,11 +279,11 @@ class BenchmarkPageTest {
                 + " semaphore-election --update\"`");
   }
 
-  private static String blockOf(String page, Block block) {
+  static String blockOf(String page, Block block) {
     return page.substring(page.indexOf(block.begin()), page.indexOf(block.end()));
   }
 
-  private static String withoutBlock(String page, Block block) {
+  static String withoutBlock(String page, Block block) {
     return page.replace(blockOf(page, block), "");
   }
 

@@ -24,6 +24,9 @@ class GoalVerdictsTest {
 
     assertThat(verdicts.requests().met()).isTrue();
     assertThat(verdicts.requests().rows()).isEqualTo(SuiteResults.UNCONTENDED_ROWS.size());
+    assertThat(verdicts.allocation())
+        .hasSize(SuiteSettings.SINGLE_PATH_ROWS.size())
+        .allMatch(GoalVerdicts.AllocationRow::met);
     assertThat(verdicts.throughput()).isNotEmpty().allMatch(GoalVerdicts.Row::met);
     assertThat(verdicts.semaphore().met()).isTrue();
     assertThat(verdicts.multi().met()).isTrue();
@@ -35,6 +38,7 @@ class GoalVerdictsTest {
     GoalVerdicts.Verdicts verdicts = GoalVerdicts.judge(new SuiteResults());
 
     assertThat(verdicts.requests()).isNull();
+    assertThat(verdicts.allocation()).isEmpty();
     assertThat(verdicts.throughput()).isEmpty();
     assertThat(verdicts.semaphore()).isNull();
     assertThat(verdicts.handoff()).isNull();
@@ -49,6 +53,25 @@ class GoalVerdictsTest {
 
     assertThat(requests.met()).isFalse();
     assertThat(requests.over()).containsEntry("mutex", 4.0);
+  }
+
+  @Test
+  void moreBytesPerCycleThanCurators_missesTheAllocationGoal_onSinglePathRowsWithBothFigures() {
+    SuiteResults results = new SuiteResults();
+    results.score(MUTEX, Library.CURATOR, new SuiteResults.Score(1_000, 10, 5_000));
+    results.score(MUTEX, Library.LOCKSTEP, new SuiteResults.Score(1_100, 10, 6_000));
+    SuiteResults.Row read = new SuiteResults.Row(Recipe.READ, 1);
+    results.score(read, Library.CURATOR, new SuiteResults.Score(1_000, 10));
+    results.score(read, Library.LOCKSTEP, new SuiteResults.Score(1_100, 10));
+    SuiteResults.Row multi = new SuiteResults.Row(Recipe.MULTI, 4);
+    results.score(multi, Library.CURATOR, new SuiteResults.Score(100, 10, 20_000));
+    results.score(multi, Library.LOCKSTEP, new SuiteResults.Score(400, 10, 30_000));
+
+    List<GoalVerdicts.AllocationRow> rows = GoalVerdicts.judge(results).allocation();
+
+    assertThat(rows).containsExactly(new GoalVerdicts.AllocationRow("mutex", 6_000, 5_000));
+    assertThat(rows.get(0).met()).isFalse();
+    assertThat(new GoalVerdicts.AllocationRow("mutex", 5_000, 5_000).met()).isTrue();
   }
 
   @Test

@@ -52,10 +52,28 @@ class SuiteArgumentsTest {
             () ->
                 Arguments.parse(new String[] {"--only", "semaphore-election,watches", "--update"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("(unreachable, semaphore-election, linger, keyed)")
+        .hasMessageContaining(
+            "(uncontended, multi, unreachable, semaphore-election, linger, keyed)")
         .hasMessageContaining("not watches");
     assertThat(Arguments.parse(new String[] {"--only", "semaphore-election"}).writesPage())
         .isFalse();
+  }
+
+  @Test
+  void anUpdate_ofTheUncontendedRows_replacesTheirSharedBlockOnly() {
+    Arguments arguments =
+        Arguments.parse(new String[] {"--quick", "--only", "uncontended", "--update"});
+
+    assertThat(arguments.sections()).containsExactly(Section.UNCONTENDED);
+    assertThat(arguments.writesPage()).isTrue();
+    assertThat(arguments.blocks()).containsExactly(Block.UNCONTENDED);
+    assertThat(Arguments.parse(new String[] {"--only", "uncontended,multi", "--update"}).blocks())
+        .containsExactly(Block.UNCONTENDED);
+    assertThat(Arguments.parse(new String[] {"--only", "uncontended"}).writesPage()).isFalse();
+    assertThatThrownBy(
+            () -> Arguments.parse(new String[] {"--only", "uncontended,slowlink", "--update"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not slowlink");
   }
 
   @Test

@@ -141,9 +141,10 @@ final class SuiteFixtures {
           row.recipe() == io.lockstep.testing.Recipe.MULTI ? 3L * row.paths() : 3;
       results.cost(row, Library.CURATOR, cost(curatorRequests, 2, 300));
       results.cost(row, Library.LOCKSTEP, cost(3, 2, 250));
-      results.score(row, Library.CURATOR, new SuiteResults.Score(100, 5));
-      results.score(row, Library.LOCKSTEP, new SuiteResults.Score(1_000, 5));
+      results.score(row, Library.CURATOR, new SuiteResults.Score(100, 5, 5_000));
+      results.score(row, Library.LOCKSTEP, new SuiteResults.Score(1_000, 5, 4_000));
     }
+    results.uncontendedRun = uncontendedRun();
     for (int n : List.of(100, 2000)) {
       results.handoffs.add(drain(Library.CURATOR, n, 1_000, 3_000));
       results.handoffs.add(drain(Library.LOCKSTEP, n, 900, 3_000));
@@ -179,6 +180,15 @@ final class SuiteFixtures {
     semaphoreElection(results);
     keyed(results);
     return results;
+  }
+
+  /** When the uncontended rows ran, on a machine not shared. */
+  static SuiteResults.UncontendedRun uncontendedRun() {
+    return new SuiteResults.UncontendedRun(
+        "2026-01-05T00:00:00 UTC",
+        Duration.ofMinutes(2),
+        "0.50 / 0.40 / 0.30",
+        "0.60 / 0.40 / 0.30");
   }
 
   /** A keyed section run: each variant one client and contended. */
