@@ -199,9 +199,11 @@ public final class Lifecycle {
     }
     CompletableFuture<Void> observed = telemetry.released(token);
     notifier.submit( // a hold lost before has completed it already
-        () ->
-            lost.completeExceptionally(
-                new CancellationException("Lock " + settings.description() + " was released")));
+        () -> {
+          if (!lost.isDone()) {
+            lost.completeExceptionally(released(settings.description()));
+          }
+        });
     if (!settings.hasListeners()) {
       return observed;
     }
@@ -217,5 +219,20 @@ public final class Lifecycle {
   /** Whether the current thread is delivering this lifecycle's notices (a listener calls us). */
   public boolean isDeliveringHere() {
     return notifier.isDeliveringHere();
+  }
+
+  /**
+   * How a hold's loss stage ends when the hold is let go without a loss: a cancellation without a
+   * stack trace, which would only say where the release's notice ran.
+   */
+  private static CancellationException released(String description) {
+    return new CancellationException("Lock " + description + " was released") {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      public Throwable fillInStackTrace() {
+        return this;
+      }
+    };
   }
 }

@@ -3,7 +3,6 @@ package io.lockstep.recipes.internal.engine;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.utils.ZKPaths;
 
 /**
  * This process's nodes in each single queue, per client: which acquisition owns a node, which local
@@ -80,14 +79,16 @@ final class LocalQueues {
 
   /** "parent#sequence" of the node, its sequence moved by {@code offset}; null if none. */
   private static String sequenceKey(String zkPath, int offset) {
-    String name = ZKPaths.getNodeFromPath(zkPath);
-    if (!isSequential(name)) {
-      return null;
+    int length = zkPath.length();
+    int slash = zkPath.lastIndexOf('/');
+    if (length - slash - 1 < 10 || !isSequential(zkPath)) {
+      return null; // the name is shorter than a sequence number, or does not end with one
     }
-    long sequence = Long.parseLong(name.substring(name.length() - 10)) + offset;
+    long sequence = Long.parseLong(zkPath, length - 10, length, 10) + offset;
     if (sequence < 0) {
       return null;
     }
-    return ZKPaths.getPathAndNode(zkPath).getPath() + "#" + sequence;
+    String parent = slash == 0 ? "/" : zkPath.substring(0, slash);
+    return parent + "#" + sequence;
   }
 }

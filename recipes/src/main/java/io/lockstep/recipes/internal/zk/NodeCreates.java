@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
@@ -152,12 +151,7 @@ public final class NodeCreates {
       CuratorFramework client, Slot slot, String protectionId) {
     String path = slot.nodePathToCreate(protectionId);
     try {
-      return request(
-          client,
-          ZKPaths.fixForNamespace(client.getNamespace(), path),
-          path,
-          slot.data(),
-          slot.createMode());
+      return request(client, ZkRequests.toZk(client, path), path, slot.data(), slot.createMode());
     } catch (Exception e) {
       throw new LockException("Could not prepare the lock node " + path, e);
     }

@@ -336,7 +336,20 @@ public final class ZkRequests {
   }
 
   public String toZk(String clientPath) {
-    return ZKPaths.fixForNamespace(client.getNamespace(), clientPath);
+    return toZk(client, clientPath);
+  }
+
+  /**
+   * {@code clientPath} of {@code client} as ZooKeeper names it: under the client's namespace, if it
+   * has one. Not validated again: a lock's path was at construction, and the server named the nodes
+   * under it.
+   */
+  static String toZk(CuratorFramework client, String clientPath) {
+    String namespace = client.getNamespace();
+    if (namespace == null || namespace.isEmpty()) {
+      return clientPath;
+    }
+    return ZKPaths.makePath(namespace, clientPath);
   }
 
   public String toClient(String zkPath) {
