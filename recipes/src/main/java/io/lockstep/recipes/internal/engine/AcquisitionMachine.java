@@ -263,7 +263,7 @@ final class AcquisitionMachine {
     decidedAt = Math.max(decidedAt, zxid);
     if (verdict.holds()) {
       // Alone, and told of the next enqueue by the read's child watch; without it, never alone.
-      grantedAlone = watched && children.stream().allMatch(names -> names.size() == 1);
+      grantedAlone = watched && QueueJudge.eachAlone(children);
       // Without the read's child watch, the hold watches its own node after its grace.
       return revocable ? confirm() : grant(false, connected, false, watched);
     }

@@ -52,6 +52,9 @@ public final class Enqueuer {
   }
 
   public static List<String> lockPaths(List<Slot> slots) {
+    if (slots.size() == 1) {
+      return List.of(slots.get(0).path());
+    }
     List<String> paths = new ArrayList<>(slots.size());
     for (Slot slot : slots) {
       paths.add(slot.path());

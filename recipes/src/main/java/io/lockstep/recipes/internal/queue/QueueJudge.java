@@ -32,6 +32,16 @@ public final class QueueJudge {
     }
   }
 
+  /** Whether every queue read holds one child only: ours, alone. */
+  public static boolean eachAlone(List<List<String>> children) {
+    for (List<String> names : children) {
+      if (names.size() != 1) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
    * Other nodes than ours that carry our protection id, in one reading of the queues: a create of
    * ours that stands twice, found by no search (its answer lost, then searched for on a server that
