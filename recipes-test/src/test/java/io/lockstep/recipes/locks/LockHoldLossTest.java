@@ -110,6 +110,21 @@ class LockHoldLossTest {
     assertThat(hold.whenLost().toCompletableFuture().isCompletedExceptionally()).isTrue();
   }
 
+  @ParameterizedTest
+  @EnumSource(LockKind.class)
+  void whenLost_askedOnlyAfterARelease_endsAtOnce(LockKind kind) throws Exception {
+    LockHold hold = kind.newLock(zk.newClient(), zk.path("lock")).hold();
+
+    hold.close(); // nobody waits for the loss stage: the release leaves it to whoever asks
+    CompletableFuture<LockOwnershipLostException> asked = hold.whenLost().toCompletableFuture();
+
+    assertThat(asked.isDone()).as("ended by the call that asked").isTrue();
+    assertThatThrownBy(asked::get)
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(CancellationException.class)
+        .hasMessageContaining("was released");
+  }
+
   @Test
   void whenLost_cancellingTheCallersStage_leavesTheHoldsStageAlone() throws Exception {
     CuratorFramework client = zk.newClient();

@@ -123,7 +123,7 @@ final class Term implements Leadership {
 
   @Override
   public CompletionStage<LockOwnershipLostException> whenLost() {
-    return attempt.lostFuture().copy(); // the caller's own: its cancel leaves ours alone
+    return attempt.lostFuture(); // the caller's own: its cancel leaves ours alone
   }
 
   @Override

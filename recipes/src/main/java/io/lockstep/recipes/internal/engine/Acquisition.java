@@ -4,7 +4,6 @@ import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.ZkRequests;
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -329,11 +328,6 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   public CompletableFuture<Void> releaseAsync() {
     on(new StateEvent.Release());
     return deleted;
-  }
-
-  @Override
-  public CompletableFuture<LockOwnershipLostException> lostFuture() {
-    return lifecycle.lostFuture();
   }
 
   /**

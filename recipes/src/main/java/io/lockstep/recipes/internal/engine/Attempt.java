@@ -92,11 +92,13 @@ public interface Attempt {
   List<CuratorOp> ownershipChecks();
 
   /**
-   * Completes with the loss once the hold is LOST; fails with a {@link
-   * java.util.concurrent.CancellationException} once it is let go without a loss. Completed on the
-   * engine's threads, never on ZooKeeper's event thread.
+   * A stage of the caller's own that completes with the loss once the hold is LOST, or fails with a
+   * {@link java.util.concurrent.CancellationException} once it is let go without a loss. Never
+   * completed on ZooKeeper's event thread.
    */
-  CompletableFuture<LockOwnershipLostException> lostFuture();
+  default CompletableFuture<LockOwnershipLostException> lostFuture() {
+    return lifecycle().lostFuture();
+  }
 
   /**
    * Gives the hold up as lost, for {@code reason}, unless it was released or lost first: the hold

@@ -27,6 +27,7 @@ public final class Lifecycle {
   private final CompletableFuture<Void> granted = new CompletableFuture<>();
   private final CompletableFuture<Void> decided = new CompletableFuture<>();
   private final CompletableFuture<LockOwnershipLostException> lost = new CompletableFuture<>();
+  private volatile String releasedQuietly; // set once let go without a loss: see released()
   private volatile RuntimeException failure;
   private volatile AcquireOutcome withdrawnAs = AcquireOutcome.WITHDRAWN;
   private volatile RuntimeException withdrawnWith; // what a withdrawn attempt's caller gets, if set
@@ -77,12 +78,18 @@ public final class Lifecycle {
   }
 
   /**
-   * Completes with the loss once the hold is LOST, or fails with a {@link CancellationException}
-   * once it is let go without a loss; completed by the {@link Notifier}, after the listeners heard
-   * the change, so its dependent stages never run on ZooKeeper's event thread.
+   * A stage of the caller's own that completes with the loss once the hold is LOST, or fails with a
+   * {@link CancellationException} once it is let go without a loss: the loss by the {@link
+   * Notifier}, after the listeners heard it; the release by the Notifier too if a stage waits then,
+   * else by the first caller that asks afterwards. Never on ZooKeeper's event thread.
    */
   public CompletableFuture<LockOwnershipLostException> lostFuture() {
-    return lost;
+    CompletableFuture<LockOwnershipLostException> stage = lost.copy(); // first: see released()
+    String description = releasedQuietly;
+    if (description != null && !lost.isDone()) {
+      lost.completeExceptionally(released(description)); // in the asking thread, never ZooKeeper's
+    }
+    return stage;
   }
 
   /** Why the attempt failed, once it has. */
@@ -198,12 +205,20 @@ public final class Lifecycle {
           lostReason);
     }
     CompletableFuture<Void> observed = telemetry.released(token);
-    notifier.submit( // a hold lost before has completed it already
-        () -> {
-          if (!lost.isDone()) {
-            lost.completeExceptionally(released(settings.description()));
-          }
-        });
+    if (lostReason == null) { // a hold lost before has its loss on the way already
+      // Nobody waiting for the loss stage: whoever asks for it from now on ends it (lostFuture).
+      // Its stage is registered before it reads releasedQuietly, and this reads the dependents
+      // after writing it, so one of the two always sees the other.
+      releasedQuietly = settings.description();
+      if (lost.getNumberOfDependents() > 0) {
+        notifier.submit(
+            () -> {
+              if (!lost.isDone()) {
+                lost.completeExceptionally(released(settings.description()));
+              }
+            });
+      }
+    }
     if (!settings.hasListeners()) {
       return observed;
     }

@@ -91,11 +91,6 @@ final class PlaceMember implements Attempt {
     return done;
   }
 
-  @Override
-  public CompletableFuture<LockOwnershipLostException> lostFuture() {
-    return lifecycle.lostFuture();
-  }
-
   /**
    * Not supported: a local hold shares its process's node with the next local holders, so it has no
    * node of its own to give up.

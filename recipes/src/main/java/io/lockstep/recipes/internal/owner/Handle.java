@@ -53,7 +53,7 @@ final class Handle implements LockHold {
 
   @Override
   public CompletionStage<LockOwnershipLostException> whenLost() {
-    return acquisition.lostFuture().copy(); // the caller's own: its cancel leaves ours alone
+    return acquisition.lostFuture(); // the caller's own: its cancel leaves ours alone
   }
 
   @Override
