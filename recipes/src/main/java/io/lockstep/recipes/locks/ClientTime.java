@@ -22,9 +22,16 @@ import org.apache.curator.framework.CuratorFramework;
  *
  * <pre>{@code
  * import io.lockstep.recipes.locks.ClientTime;
+ * import io.lockstep.recipes.locks.ReentrantMutex;
  * import java.util.concurrent.Executors;
+ * import java.util.concurrent.ScheduledExecutorService;
+ * import java.util.concurrent.atomic.AtomicLong;
+ * import org.apache.curator.framework.CuratorFramework;
  *
- * ClientTime.use(client, ticker::read, Executors.newSingleThreadScheduledExecutor());
+ * CuratorFramework client = ...; // started, no recipes made with it yet
+ * AtomicLong ticker = new AtomicLong(); // the test moves time on by hand
+ * ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+ * ClientTime.use(client, ticker::get, scheduler);
  * ReentrantMutex mutex = new ReentrantMutex(client, "/locks/orders");
  * }</pre>
  *
