@@ -2,6 +2,8 @@ package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 
 /**
  * How a lock object starts an attempt, chosen when the object is built (as {@code ReentrantLock}
@@ -45,13 +47,27 @@ public interface AttemptFactory {
 
   /** Attempts with a node of their own. */
   static AttemptFactory plain(LockSettings settings) {
+    return of(
+        settings,
+        (slots, revocationHandler) ->
+            Acquisition.start(settings, slots, revocationHandler, null, null),
+        () -> {});
+  }
+
+  /**
+   * A factory whose attempts {@code starter} starts, each tracked until granted so that the close
+   * withdraws it; the close then runs {@code onClose}, once.
+   */
+  static AttemptFactory of(
+      LockSettings settings, BiFunction<List<Slot>, Runnable, Attempt> starter, Runnable onClose) {
     return new AttemptFactory() {
+      private final AtomicBoolean closed = new AtomicBoolean();
       private final LiveWork<Attempt> live = live(settings);
 
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
         live.checkOpen();
-        Attempt attempt = Acquisition.start(settings, slots, revocationHandler, null, null);
+        Attempt attempt = starter.apply(slots, revocationHandler);
         return live.track(attempt, attempt.grantedFuture());
       }
 
@@ -62,7 +78,10 @@ public interface AttemptFactory {
 
       @Override
       public void close() {
-        live.closeAll();
+        if (closed.compareAndSet(false, true)) {
+          live.closeAll();
+          onClose.run();
+        }
       }
     };
   }

@@ -191,15 +191,7 @@ public final class Enqueuer {
                     : new StateEvent.OwnNodeSearchFailed(e, failure));
             return;
           }
-          List<String> found = new ArrayList<>();
-          for (int i = 0; i < slots.size(); i++) {
-            for (String child : children.lists().get(i)) {
-              if (child.startsWith(prefix)) {
-                found.add(ZKPaths.makePath(lockPaths.get(i), child));
-                break;
-              }
-            }
-          }
+          List<String> found = NodeNames.withPrefix(lockPaths, children.lists(), prefix, true);
           if (found.isEmpty()) {
             events.accept(
                 new StateEvent.OwnNodeSearched(e, found, false, 0, 0, children.session()));

@@ -66,12 +66,7 @@ final class JfrEvents {
 
   /** An acquire event, begun now; null when no recording wants it. */
   static Acquire beginAcquire() {
-    Acquire event = new Acquire();
-    if (!event.isEnabled()) {
-      return null;
-    }
-    event.begin();
-    return event;
+    return begun(new Acquire());
   }
 
   static void endAcquire(
@@ -87,7 +82,11 @@ final class JfrEvents {
 
   /** A hold event, begun now; null when no recording wants it. */
   static HeldSpan beginHold() {
-    HeldSpan event = new HeldSpan();
+    return begun(new HeldSpan());
+  }
+
+  /** {@code event}, begun now; null when no recording wants it. */
+  private static <E extends Event> E begun(E event) {
     if (!event.isEnabled()) {
       return null;
     }

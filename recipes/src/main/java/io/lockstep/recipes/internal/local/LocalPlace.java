@@ -4,7 +4,6 @@ import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.AcquisitionState;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
-import io.lockstep.recipes.internal.engine.LiveWork;
 import io.lockstep.recipes.internal.engine.LockEngine;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
@@ -71,30 +70,10 @@ public final class LocalPlace {
         engine.joinShared(
             key, LocalPlace.class, k -> new LocalPlace(placeSettings, slot, k), LocalPlace::opened);
     place.drainIfAsked();
-    return new AttemptFactory() {
-      private final AtomicBoolean closed = new AtomicBoolean();
-      private final LiveWork<Attempt> live = AttemptFactory.live(settings);
-
-      @Override
-      public Attempt start(List<Slot> slots, Runnable revocationHandler) {
-        live.checkOpen();
-        Attempt member = place.join(settings, maxInARow, lingerNanos);
-        return live.track(member, member.grantedFuture());
-      }
-
-      @Override
-      public LockSettings settings() {
-        return settings;
-      }
-
-      @Override
-      public void close() {
-        if (closed.compareAndSet(false, true)) {
-          live.closeAll();
-          place.closed();
-        }
-      }
-    };
+    return AttemptFactory.of(
+        settings,
+        (slots, revocationHandler) -> place.join(settings, maxInARow, lingerNanos),
+        place::closed);
   }
 
   private LocalPlace(LockSettings settings, Slot slot, String key) {

@@ -1,6 +1,9 @@
 package io.lockstep.recipes.internal.queue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import org.apache.curator.utils.ZKPaths;
 
 /**
  * Curator's "protected" node names: {@code _c_<uuid>-<lockName><sequence>}. The UUID lets a client
@@ -45,5 +48,28 @@ public final class NodeNames {
   /** The start of every node name created with the given protection id. */
   public static String prefix(String protectionId) {
     return PROTECTED_MARKER + protectionId + "-";
+  }
+
+  /**
+   * The paths of the children whose names start with {@code prefix} (a protection id's): every one,
+   * or only the first of each queue.
+   *
+   * @param lockPaths the queues' paths, in the order of {@code children}
+   * @param children the children read from each queue
+   */
+  public static List<String> withPrefix(
+      List<String> lockPaths, List<List<String>> children, String prefix, boolean firstOfEach) {
+    List<String> found = new ArrayList<>();
+    for (int i = 0; i < lockPaths.size(); i++) {
+      for (String child : children.get(i)) {
+        if (child.startsWith(prefix)) {
+          found.add(ZKPaths.makePath(lockPaths.get(i), child));
+          if (firstOfEach) {
+            break;
+          }
+        }
+      }
+    }
+    return found;
   }
 }

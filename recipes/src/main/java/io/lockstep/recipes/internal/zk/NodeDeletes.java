@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException.Code;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,14 +125,7 @@ public final class NodeDeletes {
             firstTry.complete(null);
             return;
           }
-          List<String> found = new ArrayList<>();
-          for (int i = 0; i < lockPaths.size(); i++) {
-            for (String child : children.lists().get(i)) {
-              if (child.startsWith(prefix)) {
-                found.add(ZKPaths.makePath(lockPaths.get(i), child));
-              }
-            }
-          }
+          List<String> found = NodeNames.withPrefix(lockPaths, children.lists(), prefix, false);
           if (!found.isEmpty()) {
             log.info("Deleting {}, left by a create whose answer was lost", found);
           }
