@@ -107,14 +107,11 @@ public final class CountingSemaphore implements AutoCloseable {
    * Makes a {@link CountingSemaphore}. It has no options yet beyond its path and {@code maxLeases};
    * it is there so that every recipe is built the same way.
    */
-  public static final class Builder {
-    private final CuratorFramework client;
-    private final String path;
+  public static final class Builder extends RecipeBuilder {
     private final int maxLeases;
 
     private Builder(CuratorFramework client, String path, int maxLeases) {
-      this.client = client;
-      this.path = path;
+      super(client, path);
       this.maxLeases = maxLeases;
     }
 
