@@ -81,7 +81,7 @@ public final class CountingSemaphore implements AutoCloseable {
   public CountingSemaphore(CuratorFramework client, String path, int maxLeases) {
     Arguments.client(client);
     Arguments.path(path, "path");
-    checkMax(maxLeases);
+    Arguments.atLeastOne(maxLeases, "maxLeases");
     this.leases = new Leases(client, path, maxLeases);
     this.path = path;
     this.maxLeases = maxLeases;
@@ -100,7 +100,10 @@ public final class CountingSemaphore implements AutoCloseable {
    *     {@code maxLeases} is below 1
    */
   public static Builder builder(CuratorFramework client, String path, int maxLeases) {
-    return new Builder(Arguments.client(client), Arguments.path(path, "path"), checkMax(maxLeases));
+    return new Builder(
+        Arguments.client(client),
+        Arguments.path(path, "path"),
+        Arguments.atLeastOne(maxLeases, "maxLeases"));
   }
 
   /**
@@ -299,13 +302,6 @@ public final class CountingSemaphore implements AutoCloseable {
    */
   public List<LockHold> acquire(int qty, Duration timeout) throws InterruptedException {
     return emptyToNull(leases.acquire(checkQty(qty), Arguments.timeoutNanos(timeout, "timeout")));
-  }
-
-  private static int checkMax(int maxLeases) {
-    if (maxLeases < 1) {
-      throw new IllegalArgumentException("maxLeases must be at least 1: " + maxLeases);
-    }
-    return maxLeases;
   }
 
   private int checkQty(int qty) {

@@ -69,7 +69,7 @@ abstract class MutexBuilder<B extends MutexBuilder<B, L>, L> extends RecipeBuild
    * @throws IllegalArgumentException if {@code maxInARow} is less than 1
    */
   public B localHandoff(int maxInARow) {
-    this.localHandoffs = LocalHandoff.checkBound(maxInARow);
+    this.localHandoffs = Arguments.atLeastOne(maxInARow, "maxInARow");
     return self();
   }
 
