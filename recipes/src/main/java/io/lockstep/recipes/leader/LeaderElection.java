@@ -1,5 +1,6 @@
 package io.lockstep.recipes.leader;
 
+import io.lockstep.recipes.internal.zk.PathArguments;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -70,7 +71,8 @@ public final class LeaderElection implements AutoCloseable {
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
    */
   public static Builder builder(CuratorFramework client, String path) {
-    return new Builder(Objects.requireNonNull(client, "client"), Checks.path(path));
+    return new Builder(
+        Objects.requireNonNull(client, "client"), PathArguments.absolutePath(path, "path"));
   }
 
   /**

@@ -3,6 +3,7 @@ package io.lockstep.recipes.locks;
 import io.lockstep.recipes.internal.owner.Ownership;
 import io.lockstep.recipes.internal.owner.OwnershipAccess;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,7 +17,8 @@ import org.apache.curator.framework.listen.Listenable;
  * The one facade layer of the single-engine recipes: every public method is one line over the lock
  * object's {@link Ownership}, as {@code ReentrantLock}'s are over its {@code Sync}. What differs
  * from recipe to recipe (who owns a hold, which queues, revocation, the downgrade rule) is given to
- * the holds at construction.
+ * the holds at construction, and so are the queues it stands in (its {@link QueueView}), which
+ * {@link #getParticipantNodes()} reads and {@link #toString()} names.
  */
 abstract class AbstractFencedLock implements FencedLock {
   static {
@@ -30,10 +32,12 @@ abstract class AbstractFencedLock implements FencedLock {
   }
 
   final Ownership holds;
+  private final QueueView queues;
   private final LockView view;
 
-  AbstractFencedLock(Ownership holds) {
+  AbstractFencedLock(Ownership holds, QueueView queues) {
     this.holds = holds;
+    this.queues = queues;
     this.view = new LockView(this, holds::acquireUninterruptibly);
   }
 
@@ -116,5 +120,20 @@ abstract class AbstractFencedLock implements FencedLock {
   @Override
   public LockView asLock() {
     return view;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A read lock's are the read nodes of its queue, a write lock's the write nodes.
+   */
+  @Override
+  public Collection<String> getParticipantNodes() {
+    return queues.participants(holds.settings().client());
+  }
+
+  @Override
+  public String toString() {
+    return queues.toString();
   }
 }

@@ -1,11 +1,11 @@
 package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.queue.NodeNames;
+import io.lockstep.recipes.internal.zk.PathArguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.PathUtils;
 
 /** Argument checks shared by the recipes: each failure names the argument and the bad value. */
 final class Arguments {
@@ -17,21 +17,18 @@ final class Arguments {
   }
 
   /**
-   * Returns {@code path} if ZooKeeper accepts it as an absolute path: not empty, starting with
-   * {@code /}, without a trailing {@code /}, empty or relative segments, or characters ZooKeeper
-   * refuses.
+   * Returns {@code path} if ZooKeeper accepts it as an absolute path (see {@link PathArguments}).
    */
   static String path(String path, String name) {
-    Objects.requireNonNull(path, name);
-    if (path.isEmpty()) {
-      throw new IllegalArgumentException(name + " must not be empty");
+    return PathArguments.absolutePath(path, name);
+  }
+
+  /** Returns {@code value}, or throws, naming it, if it is less than 1. */
+  static int atLeastOne(int value, String name) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be at least 1: " + value);
     }
-    try {
-      return PathUtils.validatePath(path);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          name + " is not a valid ZooKeeper path: '" + path + "': " + e.getMessage(), e);
-    }
+    return value;
   }
 
   /** Converts a wait budget to nanoseconds, refusing a negative time or a null unit. */

@@ -1,13 +1,11 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.internal.owner.Leases;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -63,10 +61,8 @@ import org.apache.curator.framework.CuratorFramework;
  * more than {@code maxLeases} processes may believe they hold one. Fence the writes that matter
  * (see {@link FencedLock}). Every participant of a path must use the same {@code maxLeases}.
  */
-public final class CountingSemaphore implements AutoCloseable {
-  private final Leases leases;
+public final class CountingSemaphore extends CuratorSemaphoreForms implements AutoCloseable {
   private final String path;
-  private final int maxLeases;
 
   /**
    * Creates a semaphore on {@code path}. Nothing is sent to ZooKeeper until the first acquire.
@@ -79,12 +75,12 @@ public final class CountingSemaphore implements AutoCloseable {
    *     {@code maxLeases} is below 1
    */
   public CountingSemaphore(CuratorFramework client, String path, int maxLeases) {
-    Arguments.client(client);
-    Arguments.path(path, "path");
-    checkMax(maxLeases);
-    this.leases = new Leases(client, path, maxLeases);
-    this.path = path;
-    this.maxLeases = maxLeases;
+    this(builder(client, path, maxLeases));
+  }
+
+  private CountingSemaphore(Builder options) {
+    super(options);
+    this.path = options.path;
   }
 
   /**
@@ -100,21 +96,21 @@ public final class CountingSemaphore implements AutoCloseable {
    *     {@code maxLeases} is below 1
    */
   public static Builder builder(CuratorFramework client, String path, int maxLeases) {
-    return new Builder(Arguments.client(client), Arguments.path(path, "path"), checkMax(maxLeases));
+    return new Builder(
+        Arguments.client(client),
+        Arguments.path(path, "path"),
+        Arguments.atLeastOne(maxLeases, "maxLeases"));
   }
 
   /**
    * Makes a {@link CountingSemaphore}. It has no options yet beyond its path and {@code maxLeases};
    * it is there so that every recipe is built the same way.
    */
-  public static final class Builder {
-    private final CuratorFramework client;
-    private final String path;
-    private final int maxLeases;
+  public static final class Builder extends RecipeBuilder {
+    final int maxLeases;
 
     private Builder(CuratorFramework client, String path, int maxLeases) {
-      this.client = client;
-      this.path = path;
+      super(client, path);
       this.maxLeases = maxLeases;
     }
 
@@ -124,21 +120,8 @@ public final class CountingSemaphore implements AutoCloseable {
      * @return a new semaphore object
      */
     public CountingSemaphore build() {
-      return new CountingSemaphore(client, path, maxLeases);
+      return new CountingSemaphore(this);
     }
-  }
-
-  /**
-   * Waits as long as it takes for a lease, as Curator's {@code acquire()}.
-   *
-   * @return the lease; close it to give it back
-   * @throws InterruptedException if interrupted first (nothing is left behind)
-   * @throws IllegalStateException if the semaphore object was closed
-   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
-   *     closed
-   */
-  public LockHold acquire() throws InterruptedException {
-    return leases.acquire(1, -1).get(0);
   }
 
   /**
@@ -189,59 +172,6 @@ public final class CountingSemaphore implements AutoCloseable {
   }
 
   /**
-   * Waits at most {@code time} for a lease, as Curator's {@code acquire(long, TimeUnit)}.
-   *
-   * @param time the budget, in {@code unit}
-   * @param unit the unit of {@code time}
-   * @return the lease, or {@code null} if none was free within the budget (Curator's meaning; see
-   *     {@link #tryHold(Duration)} for an {@link Optional})
-   * @throws NullPointerException if {@code unit} is null
-   * @throws IllegalArgumentException if {@code time} is negative
-   * @throws InterruptedException if interrupted first (nothing is left behind)
-   * @throws IllegalStateException if the semaphore object was closed
-   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
-   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
-   *     closed
-   */
-  public LockHold acquire(long time, TimeUnit unit) throws InterruptedException {
-    return firstOrNull(leases.acquire(1, Arguments.timeoutNanos(time, unit)));
-  }
-
-  /**
-   * Waits at most {@code timeout} for a lease: {@link #acquire(long, TimeUnit)} with a {@link
-   * Duration}.
-   *
-   * @param timeout the budget
-   * @return the lease, or {@code null} if none was free within the budget
-   * @throws NullPointerException if {@code timeout} is null
-   * @throws IllegalArgumentException if {@code timeout} is negative
-   * @throws InterruptedException if interrupted first (nothing is left behind)
-   * @throws IllegalStateException if the semaphore object was closed
-   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
-   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
-   *     closed
-   */
-  public LockHold acquire(Duration timeout) throws InterruptedException {
-    return firstOrNull(leases.acquire(1, Arguments.timeoutNanos(timeout, "timeout")));
-  }
-
-  /**
-   * Waits as long as it takes for {@code qty} leases, as Curator's {@code acquire(int)}; see {@link
-   * #tryHold(int, Duration)} for how several leases are taken.
-   *
-   * @param qty how many leases, from 1 to {@code maxLeases}
-   * @return {@code qty} leases
-   * @throws IllegalArgumentException if {@code qty} is out of range
-   * @throws InterruptedException if interrupted first (nothing is left behind)
-   * @throws IllegalStateException if the semaphore object was closed
-   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
-   *     closed
-   */
-  public List<LockHold> acquire(int qty) throws InterruptedException {
-    return leases.acquire(checkQty(qty), -1);
-  }
-
-  /**
    * Waits at most {@code timeout} for {@code qty} leases, all or none. If they are not all free at
    * once, the request gives back those it took, queues once for the mutex, and its holder takes all
    * {@code qty}: a request never holds leases while it queues, so two requests for several leases
@@ -261,70 +191,6 @@ public final class CountingSemaphore implements AutoCloseable {
    */
   public List<LockHold> tryHold(int qty, Duration timeout) throws InterruptedException {
     return leases.acquire(checkQty(qty), Arguments.timeoutNanos(timeout, "timeout"));
-  }
-
-  /**
-   * Waits at most {@code time} for {@code qty} leases, all or none, as Curator's {@code
-   * acquire(int, long, TimeUnit)}; see {@link #tryHold(int, Duration)}.
-   *
-   * @param qty how many leases, from 1 to {@code maxLeases}
-   * @param time the budget, in {@code unit}
-   * @param unit the unit of {@code time}
-   * @return {@code qty} leases, or {@code null} if the budget ran out (Curator's meaning; every
-   *     lease granted by then was given back)
-   * @throws NullPointerException if {@code unit} is null
-   * @throws IllegalArgumentException if {@code qty} is out of range or {@code time} negative
-   * @throws InterruptedException if interrupted first (nothing is left behind)
-   * @throws IllegalStateException if the semaphore object was closed
-   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
-   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
-   *     closed
-   */
-  public List<LockHold> acquire(int qty, long time, TimeUnit unit) throws InterruptedException {
-    return emptyToNull(leases.acquire(checkQty(qty), Arguments.timeoutNanos(time, unit)));
-  }
-
-  /**
-   * Waits at most {@code timeout} for {@code qty} leases, all or none: {@link #acquire(int, long,
-   * TimeUnit)} with a {@link Duration}.
-   *
-   * @param qty how many leases, from 1 to {@code maxLeases}
-   * @param timeout the budget
-   * @return {@code qty} leases, or {@code null} if the budget ran out (every lease granted by then
-   *     was given back); {@link #tryHold(int, Duration)} returns an empty list instead
-   * @throws NullPointerException if {@code timeout} is null
-   * @throws IllegalArgumentException if {@code qty} is out of range or {@code timeout} negative
-   * @throws InterruptedException if interrupted first (nothing is left behind)
-   * @throws IllegalStateException if the semaphore object was closed
-   * @throws LockUnreachableException if ZooKeeper could not be reached when the budget ran out
-   * @throws LockException if ZooKeeper failed beyond the client's retry policy, or the client
-   *     closed
-   */
-  public List<LockHold> acquire(int qty, Duration timeout) throws InterruptedException {
-    return emptyToNull(leases.acquire(checkQty(qty), Arguments.timeoutNanos(timeout, "timeout")));
-  }
-
-  private static int checkMax(int maxLeases) {
-    if (maxLeases < 1) {
-      throw new IllegalArgumentException("maxLeases must be at least 1: " + maxLeases);
-    }
-    return maxLeases;
-  }
-
-  private int checkQty(int qty) {
-    if (qty < 1 || qty > maxLeases) {
-      throw new IllegalArgumentException(
-          "qty must be from 1 to maxLeases (" + maxLeases + "): " + qty);
-    }
-    return qty;
-  }
-
-  private static LockHold firstOrNull(List<LockHold> got) {
-    return got.isEmpty() ? null : got.get(0);
-  }
-
-  private static List<LockHold> emptyToNull(List<LockHold> got) {
-    return got.isEmpty() ? null : got;
   }
 
   /**
@@ -390,16 +256,6 @@ public final class CountingSemaphore implements AutoCloseable {
    */
   public int availablePermits() {
     return leases.availablePermits();
-  }
-
-  /**
-   * The names of the lease nodes, read from the server, as Curator's {@code getParticipantNodes}.
-   *
-   * @return the node names, in no particular order
-   * @throws LockException if ZooKeeper could not be read
-   */
-  public List<String> getParticipantNodes() {
-    return leases.participantNodes();
   }
 
   /**

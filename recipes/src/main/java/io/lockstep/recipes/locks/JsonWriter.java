@@ -13,25 +13,19 @@ final class JsonWriter {
   private boolean needsComma; // a value was written in the current object or array
 
   JsonWriter beginObject() {
-    open('{');
-    return this;
+    return open('{');
   }
 
   JsonWriter endObject() {
-    out.append('}');
-    needsComma = true;
-    return this;
+    return close('}');
   }
 
   JsonWriter beginArray() {
-    open('[');
-    return this;
+    return open('[');
   }
 
   JsonWriter endArray() {
-    out.append(']');
-    needsComma = true;
-    return this;
+    return close(']');
   }
 
   /** The name of the next member of an object. */
@@ -66,10 +60,18 @@ final class JsonWriter {
     return out.toString();
   }
 
-  private void open(char bracket) {
+  private JsonWriter open(char bracket) {
     comma();
     out.append(bracket);
     needsComma = false;
+    return this;
+  }
+
+  /** Ends an object or an array, which is a value of what encloses it. */
+  private JsonWriter close(char bracket) {
+    out.append(bracket);
+    needsComma = true;
+    return this;
   }
 
   private void comma() {

@@ -1,11 +1,11 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.zk.PathArguments;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.Objects;
 
 /**
  * The node names of {@link KeyedLocks}' keys: one name per string, and back. ASCII letters, digits,
@@ -21,10 +21,7 @@ final class KeyNames {
 
   /** The node name of {@code key}, which must not be empty. */
   static String encode(String key) {
-    Objects.requireNonNull(key, "key");
-    if (key.isEmpty()) {
-      throw new IllegalArgumentException("key must not be empty");
-    }
+    PathArguments.notEmpty(key, "key");
     boolean onlyDots = key.chars().allMatch(c -> c == '.');
     StringBuilder name = new StringBuilder(key.length());
     for (int i = 0; i < key.length(); ) {

@@ -125,14 +125,11 @@ public final class KeyedLocks implements AutoCloseable {
   }
 
   /** The options of {@link KeyedLocks}: its layout. Not thread-safe; {@link #build()} makes it. */
-  public static final class Builder {
-    private final CuratorFramework client;
-    private final String root;
+  public static final class Builder extends RecipeBuilder {
     private KeyLayout layout = KeyLayout.flat();
 
     private Builder(CuratorFramework client, String root) {
-      this.client = client;
-      this.root = root;
+      super(client, root);
     }
 
     /**
@@ -154,7 +151,7 @@ public final class KeyedLocks implements AutoCloseable {
      * @return a new object
      */
     public KeyedLocks build() {
-      return new KeyedLocks(client, root, layout);
+      return new KeyedLocks(client, path, layout);
     }
   }
 

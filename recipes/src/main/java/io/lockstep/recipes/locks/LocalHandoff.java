@@ -84,13 +84,6 @@ public final class LocalHandoff {
 
   private LocalHandoff() {}
 
-  static int checkBound(int maxInARow) {
-    if (maxInARow < 1) {
-      throw new IllegalArgumentException("maxInARow must be at least 1: " + maxInARow);
-    }
-    return maxInARow;
-  }
-
   static long checkLinger(Duration linger) {
     Objects.requireNonNull(linger, "linger");
     if (linger.isNegative() || linger.isZero() || linger.compareTo(MAX_LINGER) > 0) {

@@ -1,7 +1,6 @@
 package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
-import io.lockstep.recipes.internal.queue.Slot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -100,7 +99,8 @@ public final class MultiMutex implements FencedLock, AutoCloseable {
   }
 
   private MultiMutex(Builder builder) {
-    this.delegate = builder.validatedLock();
+    this.delegate =
+        AtomicMultiLock.of(builder.client, builder.paths, builder.drivers, builder.lockData);
   }
 
   /**
@@ -366,45 +366,6 @@ public final class MultiMutex implements FencedLock, AutoCloseable {
      */
     public MultiMutex build() {
       return new MultiMutex(this);
-    }
-
-    private FencedLock validatedLock() {
-      if (paths.isEmpty()) {
-        throw new IllegalArgumentException("paths must not be empty");
-      }
-      List<Slot> slots = new ArrayList<>(paths.size());
-      for (int i = 0; i < paths.size(); i++) {
-        String path = Arguments.path(paths.get(i), "paths[" + i + "]");
-        for (int j = 0; j < i; j++) {
-          checkApart(paths.get(j), j, path, i);
-        }
-        slots.add(Slot.of(path, drivers.get(i), lockData));
-      }
-      EnqueueLimits.check(client, slots, "paths");
-      return new AtomicMultiLock(client, slots);
-    }
-
-    private static void checkApart(String earlier, int j, String later, int i) {
-      if (earlier.equals(later)) {
-        throw new IllegalArgumentException(
-            "paths[" + j + "] and paths[" + i + "] are the same path: " + later);
-      }
-      if (isInside(later, earlier) || isInside(earlier, later)) {
-        throw new IllegalArgumentException(
-            "paths["
-                + j
-                + "] ("
-                + earlier
-                + ") and paths["
-                + i
-                + "] ("
-                + later
-                + ") lie one inside the other; a lock path must not contain another");
-      }
-    }
-
-    private static boolean isInside(String path, String ancestor) {
-      return ancestor.equals("/") || path.startsWith(ancestor + "/");
     }
   }
 }

@@ -1,15 +1,8 @@
 package io.lockstep.recipes.locks;
 
-import io.lockstep.recipes.internal.engine.AttemptFactory;
-import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.owner.ObjectOwnership;
-import io.lockstep.recipes.internal.owner.Ownership;
-import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.Slot;
-import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 
@@ -55,10 +48,6 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * writes that matter.
  */
 public final class NonReentrantMutex extends AbstractFencedLock implements AutoCloseable {
-  private final CuratorFramework client;
-  private final String path;
-  private final LockDriver driver;
-
   /**
    * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
    * the first acquire.
@@ -69,7 +58,7 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
    */
   public NonReentrantMutex(CuratorFramework client, String path) {
-    this(client, path, LockDriver.mutex());
+    this(builder(client, path));
   }
 
   /**
@@ -83,35 +72,15 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
    *     driver's lock name cannot be part of a node name
    */
   public NonReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this(client, path, driver, 0, 0);
+    this(builder(client, path).driver(driver));
   }
 
-  private NonReentrantMutex(
-      CuratorFramework client,
-      String path,
-      LockDriver driver,
-      int localHandoffs,
-      long lingerNanos) {
-    super(hold(client, path, driver, localHandoffs, lingerNanos));
-    this.client = client;
-    this.path = path;
-    this.driver = driver;
+  private NonReentrantMutex(Builder options) {
+    this(options, options.slot());
   }
 
-  private static Ownership hold(
-      CuratorFramework client,
-      String path,
-      LockDriver driver,
-      int localHandoffs,
-      long lingerNanos) {
-    Arguments.client(client);
-    Arguments.path(path, "path");
-    Objects.requireNonNull(driver, "driver");
-    Arguments.lockName(driver.lockName());
-    Slot slot = Slot.of(path, driver, null);
-    LockSettings settings = LockSettings.of(client, path, "NonReentrantMutex");
-    AttemptFactory attempts = LocalHandoff.attempts(settings, slot, localHandoffs, lingerNanos);
-    return new ObjectOwnership(attempts, List.of(slot));
+  private NonReentrantMutex(Builder options, Slot slot) {
+    super(new ObjectOwnership(options.attempts(slot), List.of(slot)), options.queues(slot));
   }
 
   /**
@@ -139,79 +108,9 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
    * The options of a {@link NonReentrantMutex}: its queue order and local handoff. Not thread-safe;
    * {@link #build()} checks them and makes the lock.
    */
-  public static final class Builder {
-    private final CuratorFramework client;
-    private final String path;
-    private LockDriver driver = LockDriver.mutex();
-    private int localHandoffs;
-    private long lingerNanos;
-
+  public static final class Builder extends MutexBuilder<Builder, NonReentrantMutex> {
     private Builder(CuratorFramework client, String path) {
-      this.client = client;
-      this.path = path;
-    }
-
-    /**
-     * Orders the queue with {@code driver} instead of Curator's mutex order.
-     *
-     * @param driver the queue order; every participant of the path must agree with it
-     * @return this builder
-     * @throws NullPointerException if {@code driver} is null
-     */
-    public Builder driver(LockDriver driver) {
-      this.driver = Objects.requireNonNull(driver, "driver");
-      return this;
-    }
-
-    /**
-     * Hands the lock from holder to holder inside this process, with the default bound of {@value
-     * LocalHandoff#DEFAULT_MAX_IN_A_ROW} handoffs in a row; see {@link LocalHandoff}.
-     *
-     * @return this builder
-     */
-    public Builder localHandoff() {
-      return localHandoff(LocalHandoff.DEFAULT_MAX_IN_A_ROW);
-    }
-
-    /**
-     * Hands the lock from holder to holder inside this process: every lock object of this client on
-     * this path built this way shares one place in the queue; see {@link LocalHandoff}.
-     *
-     * @param maxInARow the most local handoffs in a row while others may wait; at least 1
-     * @return this builder
-     * @throws IllegalArgumentException if {@code maxInARow} is less than 1
-     */
-    public Builder localHandoff(int maxInARow) {
-      this.localHandoffs = LocalHandoff.checkBound(maxInARow);
-      return this;
-    }
-
-    /**
-     * Keeps the process's place in the queue for up to {@code linger} after the last local release,
-     * while no other participant queues (lock caching): an acquire in that time holds at once, in
-     * memory, with no request. The place goes back as soon as another participant queues (when no
-     * local contender holds; else at the release), and when the linger runs out. Implies {@link
-     * #localHandoff()} unless a bound was set; see {@link LocalHandoff} for when it pays and what
-     * it costs other processes.
-     *
-     * @param linger how long the place is kept; positive, at most {@link LocalHandoff#MAX_LINGER}
-     * @return this builder
-     * @throws NullPointerException if {@code linger} is null
-     * @throws IllegalArgumentException if {@code linger} is not positive or exceeds the maximum
-     */
-    public Builder linger(Duration linger) {
-      this.lingerNanos = LocalHandoff.checkLinger(linger);
-      return this;
-    }
-
-    /**
-     * Checks the options and makes the lock. Nothing is sent to ZooKeeper until the first acquire.
-     *
-     * @return the lock
-     * @throws IllegalArgumentException if the driver's lock name cannot be part of a node name
-     */
-    public NonReentrantMutex build() {
-      return new NonReentrantMutex(client, path, driver, localHandoffs, lingerNanos);
+      super(client, path, "NonReentrantMutex", NonReentrantMutex::new);
     }
   }
 
@@ -249,11 +148,6 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
     return ownershipChecks().get(0);
   }
 
-  @Override
-  public Collection<String> getParticipantNodes() {
-    return QueueOrder.participants(client, path, driver, name -> true);
-  }
-
   /**
    * Closes this lock object: it starts no new hold from now on ({@code acquire}, {@code hold},
    * {@code acquireAsync} and the {@link #asLock() Lock} view's methods throw {@link
@@ -270,10 +164,5 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
   @Override
   public void close() {
     holds.close();
-  }
-
-  @Override
-  public String toString() {
-    return "NonReentrantMutex[" + path + "]";
   }
 }

@@ -2,12 +2,9 @@ package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.owner.Ownership;
 import io.lockstep.recipes.internal.owner.ReadWriteOwnership;
-import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
-import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
  * A reentrant read-write lock across processes, on ZooKeeper: the drop-in replacement for Curator's
@@ -53,6 +50,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * the lock, so readers' tokens say nothing about each other.
  */
 public final class ReadWriteMutex implements AutoCloseable {
+  private final String path;
   private final ReadLock readLock;
   private final WriteLock writeLock;
 
@@ -81,8 +79,20 @@ public final class ReadWriteMutex implements AutoCloseable {
     Arguments.client(client);
     Arguments.path(path, "path");
     ReadWriteOwnership holds = new ReadWriteOwnership(client, path, lockData);
-    this.writeLock = new WriteLock(client, path, holds.writes());
-    this.readLock = new ReadLock(client, path, holds.reads());
+    this.path = path;
+    this.writeLock =
+        new WriteLock(
+            holds.writes(),
+            QueueView.of(
+                "ReadWriteMutex.WriteLock",
+                path,
+                ReadWriteDriver.WRITE,
+                ReadWriteDriver::isWriter));
+    this.readLock =
+        new ReadLock(
+            holds.reads(),
+            QueueView.of(
+                "ReadWriteMutex.ReadLock", path, ReadWriteDriver.READ, ReadWriteDriver::isReader));
   }
 
   /**
@@ -102,14 +112,11 @@ public final class ReadWriteMutex implements AutoCloseable {
    * The options of a {@link ReadWriteMutex}: the data of its lock nodes. Not thread-safe; {@link
    * #build()} makes the lock.
    */
-  public static final class Builder {
-    private final CuratorFramework client;
-    private final String path;
+  public static final class Builder extends RecipeBuilder {
     private byte[] lockData;
 
     private Builder(CuratorFramework client, String path) {
-      this.client = client;
-      this.path = path;
+      super(client, path);
     }
 
     /**
@@ -167,21 +174,16 @@ public final class ReadWriteMutex implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "ReadWriteMutex[" + writeLock.path + "]";
+    return "ReadWriteMutex[" + path + "]";
   }
 
   /**
    * The read side of a {@link ReadWriteMutex}: shared with other readers, excluded by a writer.
    * Reentrant per thread; the write holder's thread may take it (a downgrade).
    */
-  public static final class ReadLock extends AbstractFencedLock {
-    private final CuratorFramework client;
-    private final String path;
-
-    private ReadLock(CuratorFramework client, String path, Ownership holds) {
-      super(holds);
-      this.client = client;
-      this.path = path;
+  public static final class ReadLock extends ThreadOwnedLock {
+    private ReadLock(Ownership holds, QueueView queue) {
+      super(holds, queue);
     }
 
     /**
@@ -208,104 +210,15 @@ public final class ReadWriteMutex implements AutoCloseable {
     public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
       return super.acquire(time, unit);
     }
-
-    /**
-     * A check operation on the current thread's read node, for the caller's own transaction.
-     *
-     * @return the check operation
-     * @throws IllegalMonitorStateException if the current thread does not hold the read lock
-     * @throws LockOwnershipLostException if the hold was lost
-     */
-    public CuratorOp ownershipCheck() {
-      return ownershipChecks().get(0);
-    }
-
-    /**
-     * Whether the current thread holds the read lock.
-     *
-     * @return true if the current thread holds it
-     */
-    public boolean isOwnedByCurrentThread() {
-      return holds.holdCount() > 0;
-    }
-
-    /**
-     * How many times the current thread holds the read lock: acquires minus releases.
-     *
-     * @return the hold count, 0 if the current thread does not hold the read lock
-     */
-    public int getHoldCount() {
-      return holds.holdCount();
-    }
-
-    /**
-     * The read nodes of this lock's queue, in queue order.
-     *
-     * @return the readers' nodes as full paths
-     */
-    @Override
-    public Collection<String> getParticipantNodes() {
-      return QueueOrder.participants(client, path, ReadWriteDriver.READ, ReadWriteDriver::isReader);
-    }
-
-    @Override
-    public String toString() {
-      return "ReadWriteMutex.ReadLock[" + path + "]";
-    }
   }
 
   /**
    * The write side of a {@link ReadWriteMutex}: held by one writer at a time, excluding readers.
    * Reentrant per thread; refused to a thread that holds only the read lock.
    */
-  public static final class WriteLock extends AbstractFencedLock {
-    private final CuratorFramework client;
-    private final String path;
-
-    private WriteLock(CuratorFramework client, String path, Ownership holds) {
-      super(holds);
-      this.client = client;
-      this.path = path;
-    }
-
-    /**
-     * A check operation on the current thread's write node, for the caller's own transaction.
-     *
-     * @return the check operation
-     * @throws IllegalMonitorStateException if the current thread does not hold the write lock
-     * @throws LockOwnershipLostException if the hold was lost
-     */
-    public CuratorOp ownershipCheck() {
-      return ownershipChecks().get(0);
-    }
-
-    /**
-     * Whether the current thread holds the write lock.
-     *
-     * @return true if the current thread holds it
-     */
-    public boolean isOwnedByCurrentThread() {
-      return holds.holdCount() > 0;
-    }
-
-    /**
-     * How many times the current thread holds the write lock: acquires minus releases.
-     *
-     * @return the hold count, 0 if the current thread does not hold the write lock
-     */
-    public int getHoldCount() {
-      return holds.holdCount();
-    }
-
-    /**
-     * The write nodes of this lock's queue, in queue order.
-     *
-     * @return the writers' nodes as full paths
-     */
-    @Override
-    public Collection<String> getParticipantNodes() {
-      return QueueOrder.participants(
-          client, path, ReadWriteDriver.WRITE, ReadWriteDriver::isWriter);
+  public static final class WriteLock extends ThreadOwnedLock {
+    private WriteLock(Ownership holds, QueueView queue) {
+      super(holds, queue);
     }
 
     /**
@@ -328,11 +241,6 @@ public final class ReadWriteMutex implements AutoCloseable {
     @Override
     public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
       return super.acquire(time, unit);
-    }
-
-    @Override
-    public String toString() {
-      return "ReadWriteMutex.WriteLock[" + path + "]";
     }
   }
 }

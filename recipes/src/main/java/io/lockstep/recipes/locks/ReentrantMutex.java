@@ -1,20 +1,15 @@
 package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.engine.AttemptFactory;
-import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.owner.Handles;
 import io.lockstep.recipes.internal.owner.Ownership;
 import io.lockstep.recipes.internal.owner.Revocation;
 import io.lockstep.recipes.internal.owner.ThreadOwnership;
-import io.lockstep.recipes.internal.queue.QueueOrder;
 import io.lockstep.recipes.internal.queue.Slot;
-import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.locks.Revocable;
 import org.apache.curator.framework.recipes.locks.RevocationListener;
 
@@ -66,11 +61,8 @@ import org.apache.curator.framework.recipes.locks.RevocationListener;
  * writes that matter. Do not acquire from a ZooKeeper or Curator callback thread: waiting there
  * blocks the events the lock waits for.
  */
-public final class ReentrantMutex extends AbstractFencedLock
+public final class ReentrantMutex extends ThreadOwnedLock
     implements Revocable<ReentrantMutex>, AutoCloseable {
-  private final CuratorFramework client;
-  private final String path;
-  private final LockDriver driver;
   private final Revocation revocation;
 
   /**
@@ -83,7 +75,7 @@ public final class ReentrantMutex extends AbstractFencedLock
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
    */
   public ReentrantMutex(CuratorFramework client, String path) {
-    this(client, path, LockDriver.mutex());
+    this(builder(client, path));
   }
 
   /**
@@ -97,21 +89,16 @@ public final class ReentrantMutex extends AbstractFencedLock
    *     driver's lock name cannot be part of a node name
    */
   public ReentrantMutex(CuratorFramework client, String path, LockDriver driver) {
-    this(client, path, driver, new Revocation(), 0, 0);
+    this(builder(client, path).driver(driver));
   }
 
-  private ReentrantMutex(
-      CuratorFramework client,
-      String path,
-      LockDriver driver,
-      Revocation revocation,
-      int localHandoffs,
-      long lingerNanos) {
-    super(holds(client, path, driver, revocation, localHandoffs, lingerNanos));
-    this.client = client;
-    this.path = path;
-    this.driver = driver;
-    this.revocation = localHandoffs > 0 || lingerNanos > 0 ? null : revocation;
+  private ReentrantMutex(Builder options) {
+    this(options, options.slot(), new Revocation());
+  }
+
+  private ReentrantMutex(Builder options, Slot slot, Revocation revocation) {
+    super(holds(options.attempts(slot), slot, revocation), options.queues(slot));
+    this.revocation = options.handsOffLocally() ? null : revocation;
   }
 
   /**
@@ -139,143 +126,19 @@ public final class ReentrantMutex extends AbstractFencedLock
    * The options of a {@link ReentrantMutex}: its queue order and local handoff. Not thread-safe;
    * {@link #build()} checks them and makes the lock.
    */
-  public static final class Builder {
-    private final CuratorFramework client;
-    private final String path;
-    private LockDriver driver = LockDriver.mutex();
-    private int localHandoffs;
-    private long lingerNanos;
-
+  public static final class Builder extends MutexBuilder<Builder, ReentrantMutex> {
     private Builder(CuratorFramework client, String path) {
-      this.client = client;
-      this.path = path;
-    }
-
-    /**
-     * Orders the queue with {@code driver} instead of Curator's mutex order.
-     *
-     * @param driver the queue order; every participant of the path must agree with it
-     * @return this builder
-     * @throws NullPointerException if {@code driver} is null
-     */
-    public Builder driver(LockDriver driver) {
-      this.driver = Objects.requireNonNull(driver, "driver");
-      return this;
-    }
-
-    /**
-     * Hands the lock from holder to holder inside this process (cohort locking), with the default
-     * bound of {@value LocalHandoff#DEFAULT_MAX_IN_A_ROW} handoffs in a row; see {@link
-     * #localHandoff(int)}.
-     *
-     * @return this builder
-     */
-    public Builder localHandoff() {
-      return localHandoff(LocalHandoff.DEFAULT_MAX_IN_A_ROW);
-    }
-
-    /**
-     * Hands the lock from holder to holder inside this process (cohort locking). Every lock object
-     * of this client on this path built this way shares one place in the queue: one node for the
-     * process. Its local contenders (threads, handles, asynchronous waiters) take turns in memory,
-     * in arrival order, and the lock goes back through ZooKeeper only when no local contender
-     * waits, or after {@code maxInARow} local handoffs in a row while another participant may wait,
-     * so no other process starves. This changes Curator's strict queue order, hence the opt-in; see
-     * {@link LocalHandoff} for what it costs and what stays the same. A lock that hands off locally
-     * cannot be made revocable.
-     *
-     * @param maxInARow the most local handoffs in a row while others may wait; at least 1
-     * @return this builder
-     * @throws IllegalArgumentException if {@code maxInARow} is less than 1
-     */
-    public Builder localHandoff(int maxInARow) {
-      this.localHandoffs = LocalHandoff.checkBound(maxInARow);
-      return this;
-    }
-
-    /**
-     * Keeps the process's place in the queue for up to {@code linger} after the last local release,
-     * while no other participant queues (lock caching): an acquire in that time holds at once, in
-     * memory, with no request. The place goes back as soon as another participant queues (when no
-     * local contender holds; else at the release), and when the linger runs out. Implies {@link
-     * #localHandoff()} unless a bound was set; see {@link LocalHandoff} for when it pays and what
-     * it costs other processes.
-     *
-     * @param linger how long the place is kept; positive, at most {@link LocalHandoff#MAX_LINGER}
-     * @return this builder
-     * @throws NullPointerException if {@code linger} is null
-     * @throws IllegalArgumentException if {@code linger} is not positive or exceeds the maximum
-     */
-    public Builder linger(Duration linger) {
-      this.lingerNanos = LocalHandoff.checkLinger(linger);
-      return this;
-    }
-
-    /**
-     * Checks the options and makes the lock. Nothing is sent to ZooKeeper until the first acquire.
-     *
-     * @return the lock
-     * @throws IllegalArgumentException if the driver's lock name cannot be part of a node name
-     */
-    public ReentrantMutex build() {
-      return new ReentrantMutex(client, path, driver, new Revocation(), localHandoffs, lingerNanos);
+      super(client, path, "ReentrantMutex", ReentrantMutex::new);
     }
   }
 
-  private static Ownership holds(
-      CuratorFramework client,
-      String path,
-      LockDriver driver,
-      Revocation revocation,
-      int localHandoffs,
-      long lingerNanos) {
-    Arguments.client(client);
-    Arguments.path(path, "path");
-    Objects.requireNonNull(driver, "driver");
-    Arguments.lockName(driver.lockName());
-    Slot slot = Slot.of(path, driver, null);
-    LockSettings settings = LockSettings.of(client, path, "ReentrantMutex");
-    AttemptFactory attempts = LocalHandoff.attempts(settings, slot, localHandoffs, lingerNanos);
+  /** Each thread's holds, and the handles', in {@code slot}'s queue, revocable once asked to be. */
+  private static Ownership holds(AttemptFactory attempts, Slot slot, Revocation revocation) {
     return new ThreadOwnership(
         attempts,
         thread -> List.of(revocation.slotFor(slot)),
         revocation,
         new Handles(attempts, () -> List.of(revocation.slotFor(slot)), revocation));
-  }
-
-  /**
-   * A check operation on the current thread's lock node, for the caller's own transaction: it
-   * commits only while the node, and so the lock, exists.
-   *
-   * @return the check operation
-   * @throws IllegalMonitorStateException if the current thread does not hold the lock
-   * @throws LockOwnershipLostException if the hold was lost
-   */
-  public CuratorOp ownershipCheck() {
-    return ownershipChecks().get(0);
-  }
-
-  /**
-   * Whether the current thread holds the lock.
-   *
-   * @return true if the current thread holds it
-   */
-  public boolean isOwnedByCurrentThread() {
-    return holds.holdCount() > 0;
-  }
-
-  /**
-   * How many times the current thread holds the lock: acquires minus releases.
-   *
-   * @return the hold count, 0 if the current thread does not hold the lock
-   */
-  public int getHoldCount() {
-    return holds.holdCount();
-  }
-
-  @Override
-  public Collection<String> getParticipantNodes() {
-    return QueueOrder.participants(client, path, driver, name -> true);
   }
 
   /**
@@ -332,10 +195,5 @@ public final class ReentrantMutex extends AbstractFencedLock
   @Override
   public void close() {
     holds.close();
-  }
-
-  @Override
-  public String toString() {
-    return "ReentrantMutex[" + path + "]";
   }
 }

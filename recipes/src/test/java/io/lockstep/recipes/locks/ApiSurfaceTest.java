@@ -144,7 +144,7 @@ class ApiSurfaceTest {
       if (!EXPORTED.contains(type.getPackageName()) || !isReachable(type)) {
         continue;
       }
-      for (Method method : type.getDeclaredMethods()) {
+      for (Method method : ownMethods(type)) {
         if (!Modifier.isPublic(method.getModifiers()) || method.isSynthetic()) {
           continue;
         }
@@ -254,6 +254,23 @@ class ApiSurfaceTest {
 
   static Path classesRoot() throws URISyntaxException {
     return Path.of(LockDriver.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+  }
+
+  /**
+   * The methods {@code type} declares, and those of its package-private superclasses in the
+   * library, which Javadoc documents as the type's own (as {@code CountingSemaphore}'s Curator
+   * forms or a builder's shared options).
+   */
+  private static List<Method> ownMethods(Class<?> type) {
+    List<Method> methods = new ArrayList<>(Arrays.asList(type.getDeclaredMethods()));
+    for (Class<?> hidden = type.getSuperclass();
+        hidden != null
+            && !Modifier.isPublic(hidden.getModifiers())
+            && hidden.getPackageName().equals(type.getPackageName());
+        hidden = hidden.getSuperclass()) {
+      methods.addAll(Arrays.asList(hidden.getDeclaredMethods()));
+    }
+    return methods;
   }
 
   /** Public, and every enclosing type public too. */

@@ -65,16 +65,14 @@ public final class LeaseDriver implements LockDriver {
   }
 
   /**
-   * The rank rule over a sorted list, for completeness: {@link QueueJudge} never asks this driver
-   * (it judges leases in one pass and waits for a change of the children). A waiter names the node
-   * {@code maxLeases} places ahead, whose departure is necessary but not always enough.
+   * The rank rule over a sorted list ({@link MutexDriver#byRank}), for completeness: {@link
+   * QueueJudge} never asks this driver (it judges leases in one pass and waits for a change of the
+   * children). A waiter names the node {@code maxLeases} places ahead, whose departure is necessary
+   * but not always enough.
    */
   @Override
   public LockDecision decide(List<String> sortedNodeNames, String ourNodeName) {
-    int rank = sortedNodeNames.indexOf(ourNodeName);
-    return rank < maxLeases
-        ? LockDecision.hold()
-        : LockDecision.watch(sortedNodeNames.get(rank - maxLeases));
+    return MutexDriver.byRank(sortedNodeNames, ourNodeName, maxLeases);
   }
 
   /**

@@ -42,11 +42,10 @@ public enum ReadWriteDriver implements LockDriver {
 
   @Override
   public LockDecision decide(List<String> sortedNodeNames, String ourNodeName) {
-    int ours = sortedNodeNames.indexOf(ourNodeName);
     if (this == WRITE) {
-      return ours == 0 ? LockDecision.hold() : LockDecision.watch(sortedNodeNames.get(ours - 1));
+      return MutexDriver.INSTANCE.decide(sortedNodeNames, ourNodeName);
     }
-    for (int i = ours - 1; i >= 0; i--) {
+    for (int i = sortedNodeNames.indexOf(ourNodeName) - 1; i >= 0; i--) {
       if (isWriter(sortedNodeNames.get(i))) {
         return LockDecision.watch(sortedNodeNames.get(i));
       }

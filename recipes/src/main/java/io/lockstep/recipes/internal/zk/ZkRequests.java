@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -119,67 +120,74 @@ public final class ZkRequests {
 
   /** As {@link #children}, sent once: a failure is reported, not retried. */
   public CompletableFuture<Children> childrenOnce(List<String> paths, Watcher childWatcher) {
-    CompletableFuture<Children> result = new CompletableFuture<>();
-    try {
-      ZooKeeper zk = handle();
-      if (paths.size() == 1) {
-        String path = paths.get(0);
-        zk.getChildren(
-            toZk(path),
-            childWatcher,
-            (rc, p, ctx, children, stat) -> {
-              if (rc == Code.OK.intValue()) {
-                result.complete(
-                    new Children(List.of(children), zk.getSessionId(), stat.getPzxid()));
-              } else if (rc == Code.NONODE.intValue()) {
-                result.complete(new Children(List.of(List.of()), zk.getSessionId(), 0));
-              } else {
-                result.completeExceptionally(KeeperException.create(Code.get(rc), path));
+    return once(
+        (zk, result) -> {
+          if (paths.size() == 1) {
+            childrenOfOne(zk, paths.get(0), childWatcher, result);
+          } else {
+            childrenOfSeveral(zk, paths, result);
+          }
+        });
+  }
+
+  /** A plain {@code getChildren}, optionally leaving a child watch. */
+  private void childrenOfOne(
+      ZooKeeper zk, String path, Watcher childWatcher, CompletableFuture<Children> result) {
+    zk.getChildren(
+        toZk(path),
+        childWatcher,
+        (rc, p, ctx, children, stat) -> {
+          if (rc == Code.NONODE.intValue()) {
+            result.complete(new Children(List.of(List.of()), zk.getSessionId(), 0));
+          } else {
+            answer(
+                result,
+                rc,
+                path,
+                () -> new Children(List.of(children), zk.getSessionId(), stat.getPzxid()));
+          }
+        },
+        null);
+  }
+
+  /** One read-only {@code multi}: each path's children, then its stat (for the pzxid). */
+  private void childrenOfSeveral(
+      ZooKeeper zk, List<String> paths, CompletableFuture<Children> result) {
+    // A read-only multi has no getChildren2, and a stat read after the children is at least as
+    // recent as they are.
+    List<Op> ops = new ArrayList<>(2 * paths.size());
+    for (String path : paths) {
+      ops.add(Op.getChildren(toZk(path)));
+      ops.add(Op.getData(toZk(path)));
+    }
+    zk.multi(
+        ops,
+        (rc, p, ctx, results) -> {
+          if (results == null) {
+            result.completeExceptionally(KeeperException.create(Code.get(rc)));
+            return;
+          }
+          List<List<String>> lists = new ArrayList<>(paths.size());
+          long pzxid = 0;
+          for (int i = 0; i < results.size(); i++) {
+            OpResult op = results.get(i);
+            if (op instanceof OpResult.GetChildrenResult children) {
+              lists.add(children.getChildren());
+            } else if (op instanceof OpResult.GetDataResult data) {
+              pzxid = Math.max(pzxid, data.getStat().getPzxid());
+            } else if (((OpResult.ErrorResult) op).getErr() == Code.NONODE.intValue()) {
+              if (i % 2 == 0) {
+                lists.add(List.of());
               }
-            },
-            null);
-        return result;
-      }
-      // Each path's children, then its stat (for the pzxid): a read-only multi has no
-      // getChildren2, and a stat read after the children is at least as recent as they are.
-      List<Op> ops = new ArrayList<>(2 * paths.size());
-      for (String path : paths) {
-        ops.add(Op.getChildren(toZk(path)));
-        ops.add(Op.getData(toZk(path)));
-      }
-      zk.multi(
-          ops,
-          (rc, p, ctx, results) -> {
-            if (results == null) {
-              result.completeExceptionally(KeeperException.create(Code.get(rc)));
+            } else {
+              int err = ((OpResult.ErrorResult) op).getErr();
+              result.completeExceptionally(KeeperException.create(Code.get(err), paths.get(i / 2)));
               return;
             }
-            List<List<String>> lists = new ArrayList<>(paths.size());
-            long pzxid = 0;
-            for (int i = 0; i < results.size(); i++) {
-              OpResult op = results.get(i);
-              if (op instanceof OpResult.GetChildrenResult children) {
-                lists.add(children.getChildren());
-              } else if (op instanceof OpResult.GetDataResult data) {
-                pzxid = Math.max(pzxid, data.getStat().getPzxid());
-              } else if (((OpResult.ErrorResult) op).getErr() == Code.NONODE.intValue()) {
-                if (i % 2 == 0) {
-                  lists.add(List.of());
-                }
-              } else {
-                int err = ((OpResult.ErrorResult) op).getErr();
-                result.completeExceptionally(
-                    KeeperException.create(Code.get(err), paths.get(i / 2)));
-                return;
-              }
-            }
-            result.complete(new Children(lists, zk.getSessionId(), pzxid));
-          },
-          null);
-    } catch (KeeperException | RuntimeException e) {
-      result.completeExceptionally(e);
-    }
-    return result;
+          }
+          result.complete(new Children(lists, zk.getSessionId(), pzxid));
+        },
+        null);
   }
 
   /**
@@ -189,26 +197,19 @@ public final class ZkRequests {
    */
   public CompletableFuture<NodeData> getData(String path, Watcher watcher) {
     return retrying(
-        () -> {
-          CompletableFuture<NodeData> result = new CompletableFuture<>();
-          try {
-            ZooKeeper zk = handle();
-            zk.getData(
-                toZk(path),
-                watcher,
-                (rc, p, ctx, data, stat) -> {
-                  if (rc == Code.OK.intValue()) {
-                    result.complete(new NodeData(data, stat, zk.getSessionId()));
-                  } else {
-                    result.completeExceptionally(KeeperException.create(Code.get(rc), path));
-                  }
-                },
-                null);
-          } catch (KeeperException | RuntimeException e) {
-            result.completeExceptionally(e);
-          }
-          return result;
-        });
+        () ->
+            once(
+                (zk, result) ->
+                    zk.getData(
+                        toZk(path),
+                        watcher,
+                        (rc, p, ctx, data, stat) ->
+                            answer(
+                                result,
+                                rc,
+                                path,
+                                () -> new NodeData(data, stat, zk.getSessionId())),
+                        null)));
   }
 
   /**
@@ -217,27 +218,42 @@ public final class ZkRequests {
    */
   public CompletableFuture<Stat> setData(String path, byte[] data) {
     return retrying(
-        () -> {
-          CompletableFuture<Stat> result = new CompletableFuture<>();
-          try {
-            handle()
-                .setData(
-                    toZk(path),
-                    data,
-                    -1,
-                    (rc, p, ctx, stat) -> {
-                      if (rc == Code.OK.intValue()) {
-                        result.complete(stat);
-                      } else {
-                        result.completeExceptionally(KeeperException.create(Code.get(rc), path));
-                      }
-                    },
-                    null);
-          } catch (KeeperException | RuntimeException e) {
-            result.completeExceptionally(e);
-          }
-          return result;
-        });
+        () ->
+            once(
+                (zk, result) ->
+                    zk.setData(
+                        toZk(path),
+                        data,
+                        -1,
+                        (rc, p, ctx, stat) -> answer(result, rc, path, () -> stat),
+                        null)));
+  }
+
+  /**
+   * Sends one request on the current handle: {@code send} makes it, and its callback completes the
+   * result. If no handle can be had, or sending throws, the result fails with that exception.
+   */
+  private <T> CompletableFuture<T> once(BiConsumer<ZooKeeper, CompletableFuture<T>> send) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    try {
+      send.accept(handle(), result);
+    } catch (KeeperException | RuntimeException e) {
+      result.completeExceptionally(e);
+    }
+    return result;
+  }
+
+  /**
+   * Completes {@code result} with {@code value} if the answer {@code rc} is OK, else fails it with
+   * the answer's exception for {@code path}.
+   */
+  private static <T> void answer(
+      CompletableFuture<T> result, int rc, String path, Supplier<T> value) {
+    if (rc == Code.OK.intValue()) {
+      result.complete(value.get());
+    } else {
+      result.completeExceptionally(KeeperException.create(Code.get(rc), path));
+    }
   }
 
   /**
