@@ -79,6 +79,24 @@ class LeaderElectionTest {
   }
 
   @Test
+  void theTryForm_tryHold_leadsWhenFree_andIsEmptyWhileAnotherLeads() throws Exception {
+    LeaderElection a = started("a");
+    Leadership first = a.tryHold(Duration.ofSeconds(10)).orElseThrow();
+    LeaderElection b = started("b");
+    await().until(() -> a.participants().size() == 2);
+
+    assertThat(b.tryHold(Duration.ofMillis(200))).isEmpty();
+    assertThat(b.tryHold(Duration.ZERO)).isEmpty();
+
+    long firstToken = first.fencingToken();
+    first.close();
+    Leadership second = b.hold();
+    assertThat(second.state()).isEqualTo(LockState.HELD);
+    assertThat(second.fencingToken()).isGreaterThan(firstToken);
+    second.close();
+  }
+
+  @Test
   void closingTheLeadership_passesItOn_andTheOldLeaderQueuesAgain() throws Exception {
     LeaderElection a = started("a");
     Leadership first = a.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();

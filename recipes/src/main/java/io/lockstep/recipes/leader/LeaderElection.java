@@ -216,6 +216,35 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   /**
+   * Waits for this participant to lead, at most {@code timeout}: the name every recipe that hands
+   * out holds gives its try form ({@code FencedLock.tryHold}, {@code CountingSemaphore.tryHold}); the
+   * same as {@link #awaitLeadership(Duration)}.
+   *
+   * @param timeout the budget
+   * @return the leadership, or empty if the budget ran out or the election closed meanwhile
+   * @throws InterruptedException if interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws IllegalStateException if not started, or closed
+   */
+  public Optional<Leadership> tryHold(Duration timeout) throws InterruptedException {
+    return awaitLeadership(timeout);
+  }
+
+  /**
+   * Waits as long as it takes for this participant to lead: the name every recipe that hands out
+   * holds gives this form; the same as {@link #awaitLeadership()}.
+   *
+   * @return the leadership
+   * @throws InterruptedException if interrupted while waiting
+   * @throws IllegalStateException if not started, or closed (also while waiting), or its client was
+   *     closed
+   */
+  public Leadership hold() throws InterruptedException {
+    return awaitLeadership();
+  }
+
+  /**
    * The current leadership, or the next one. Completes on a Lockstep thread, never ZooKeeper's;
    * cancelling it does not leave the election.
    *

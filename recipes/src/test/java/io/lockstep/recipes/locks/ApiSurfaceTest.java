@@ -207,7 +207,11 @@ class ApiSurfaceTest {
 
   @Test
   void everyRecipeThatHandsOutHolds_namesTheTryForm_tryHold() {
-    for (Class<?> recipe : List.of(FencedLock.class, CountingSemaphore.class)) {
+    for (Class<?> recipe :
+        List.of(
+            FencedLock.class,
+            CountingSemaphore.class,
+            io.lockstep.recipes.leader.LeaderElection.class)) {
       assertThat(Arrays.stream(recipe.getMethods()))
           .as("%s.tryHold(Duration)", recipe.getSimpleName())
           .anyMatch(
