@@ -217,8 +217,8 @@ public final class LeaderElection implements AutoCloseable {
 
   /**
    * Waits for this participant to lead, at most {@code timeout}: the name every recipe that hands
-   * out holds gives its try form ({@code FencedLock.tryHold}, {@code CountingSemaphore.tryHold}); the
-   * same as {@link #awaitLeadership(Duration)}.
+   * out holds gives its try form ({@code FencedLock.tryHold}, {@code CountingSemaphore.tryHold});
+   * the same as {@link #awaitLeadership(Duration)}.
    *
    * @param timeout the budget
    * @return the leadership, or empty if the budget ran out or the election closed meanwhile
