@@ -205,7 +205,7 @@ public final class Waits {
   }
 
   /** The caller's stage of an asynchronous acquire; cancelling it runs {@code withdraw}. */
-  public static <T> CompletableFuture<T> stage(Runnable withdraw) {
+  static <T> CompletableFuture<T> stage(Runnable withdraw) {
     CompletableFuture<T> result = new CompletableFuture<>();
     var unused =
         result.whenComplete(
