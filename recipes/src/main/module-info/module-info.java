@@ -23,6 +23,7 @@ module io.lockstep.recipes {
 
   exports io.lockstep.recipes.locks;
   exports io.lockstep.recipes.leader;
+  exports io.lockstep.recipes.leader.compat;
   exports io.lockstep.recipes.spring;
   exports io.lockstep.recipes.micrometer;
   exports io.lockstep.recipes.reactor;

@@ -32,6 +32,7 @@ class ApiSurfaceTest {
       Set.of(
           "io.lockstep.recipes.locks",
           "io.lockstep.recipes.leader",
+          "io.lockstep.recipes.leader.compat",
           "io.lockstep.recipes.spring",
           "io.lockstep.recipes.micrometer",
           "io.lockstep.recipes.reactor",
@@ -52,6 +53,9 @@ class ApiSurfaceTest {
           "KeyedLocks$Builder",
           "LeaderElection",
           "LeaderElection$Builder",
+          "LeaderLatch",
+          "LeaderLatch$CloseMode",
+          "LeaderLatch$State",
           "LeaderLayout",
           "Leadership",
           "LeadershipListener",

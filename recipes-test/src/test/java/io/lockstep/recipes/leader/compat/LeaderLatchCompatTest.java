@@ -1,0 +1,180 @@
+package io.lockstep.recipes.leader.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.testing.ZooKeeperExtension;
+import java.io.EOFException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.Participant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The compat {@link LeaderLatch} behaves as Curator's where users rely on it, and a fleet of both
+ * on one path elects one leader, handing leadership over both ways.
+ */
+@Timeout(60)
+class LeaderLatchCompatTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  @Test
+  void aMixedFleet_electsOneLeader_andHandsOverBothWays() throws Exception {
+    String path = zk.path("latch");
+    org.apache.curator.framework.recipes.leader.LeaderLatch curator =
+        new org.apache.curator.framework.recipes.leader.LeaderLatch(
+            zk.newClient(), path, "curator");
+    curator.start();
+    assertThat(curator.await(10, TimeUnit.SECONDS)).isTrue();
+    LeaderLatch ours = new LeaderLatch(zk.newClient(), path, "ours");
+    ours.start();
+    await().until(() -> ours.getParticipants().size() == 2);
+
+    assertThat(ours.await(200, TimeUnit.MILLISECONDS)).isFalse();
+    assertThat(ours.hasLeadership()).isFalse();
+    assertThat(ours.getLeader().getId()).isEqualTo("curator");
+    assertThat(ours.getParticipants())
+        .extracting(Participant::getId, Participant::isLeader)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("curator", true),
+            org.assertj.core.groups.Tuple.tuple("ours", false));
+    assertThat(curator.getLeader().getId()).isEqualTo("curator");
+
+    curator.close(); // Curator's leader goes: ours leads
+
+    assertThat(ours.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(ours.hasLeadership()).isTrue();
+    long firstEpoch = ours.epoch();
+    org.apache.curator.framework.recipes.leader.LeaderLatch next =
+        new org.apache.curator.framework.recipes.leader.LeaderLatch(zk.newClient(), path, "next");
+    next.start();
+    await().until(() -> next.getParticipants().size() == 2);
+    assertThat(next.getLeader().getId()).isEqualTo("ours");
+    assertThat(next.hasLeadership()).isFalse();
+
+    ours.close(); // ours goes: Curator's next leads
+
+    assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(ours.getState()).isEqualTo(LeaderLatch.State.CLOSED);
+    assertThat(firstEpoch).isPositive();
+    next.close();
+  }
+
+  @Test
+  void listeners_hearIsLeader_andNotLeaderAtACloseThatNotifies() throws Exception {
+    LeaderLatch latch =
+        new LeaderLatch(zk.newClient(), zk.path("latch"), "a", LeaderLatch.CloseMode.NOTIFY_LEADER);
+    List<String> heard = new CopyOnWriteArrayList<>();
+    List<String> threads = new CopyOnWriteArrayList<>();
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            heard.add("isLeader");
+            threads.add(Thread.currentThread().getName());
+          }
+
+          @Override
+          public void notLeader() {
+            heard.add("notLeader");
+          }
+        });
+
+    latch.start();
+    latch.await();
+    await().until(() -> heard.contains("isLeader"));
+    latch.close();
+
+    await().until(() -> heard.size() == 2);
+    assertThat(heard).containsExactly("isLeader", "notLeader");
+    assertThat(threads).noneMatch(name -> name.contains("EventThread"));
+  }
+
+  @Test
+  void aSilentClose_tellsListenersNothing() throws Exception {
+    LeaderLatch latch = new LeaderLatch(zk.newClient(), zk.path("latch"), "a");
+    List<String> heard = new CopyOnWriteArrayList<>();
+    CompletableFuture<Void> leading = new CompletableFuture<>();
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            heard.add("isLeader");
+            leading.complete(null);
+          }
+
+          @Override
+          public void notLeader() {
+            heard.add("notLeader");
+          }
+        },
+        Runnable::run);
+    latch.start();
+    leading.get(10, TimeUnit.SECONDS);
+
+    latch.close();
+    LeaderLatch other = new LeaderLatch(zk.newClient(), zk.path("latch"), "b");
+    other.start();
+    other.await(); // the closed latch's node is gone: the next one leads
+
+    assertThat(heard).containsExactly("isLeader");
+    other.close();
+  }
+
+  @Test
+  void await_endsWithEofException_whenTheLatchClosesMeanwhile() throws Exception {
+    String path = zk.path("latch");
+    LeaderLatch leader = new LeaderLatch(zk.newClient(), path, "leader");
+    leader.start();
+    leader.await();
+    LeaderLatch waiter = new LeaderLatch(zk.newClient(), path, "waiter");
+    waiter.start();
+    CompletableFuture<Throwable> ended = new CompletableFuture<>();
+    Thread waiting =
+        new Thread(
+            () -> {
+              try {
+                waiter.await();
+                ended.complete(null);
+              } catch (Throwable t) {
+                ended.complete(t);
+              }
+            });
+    waiting.start();
+    await().until(() -> waiter.getParticipants().size() == 2);
+
+    waiter.close();
+
+    assertThat(ended.get(10, TimeUnit.SECONDS)).isInstanceOf(EOFException.class);
+    assertThat(leader.hasLeadership()).isTrue();
+    assertThat(leader.getParticipants()).extracting(Participant::getId).containsExactly("leader");
+    leader.close();
+  }
+
+  @Test
+  void itsLife_latentStartedClosed_asCuratorsIs() throws Exception {
+    LeaderLatch latch = new LeaderLatch(zk.newClient(), zk.path("latch"));
+    assertThat(latch.getState()).isEqualTo(LeaderLatch.State.LATENT);
+    assertThat(latch.getId()).isEmpty();
+    assertThatThrownBy(latch::close).isInstanceOf(IllegalStateException.class);
+
+    latch.start();
+    assertThat(latch.getState()).isEqualTo(LeaderLatch.State.STARTED);
+    assertThatThrownBy(latch::start).isInstanceOf(IllegalStateException.class);
+    assertThat(latch.await(Duration.ofSeconds(10))).isTrue();
+    assertThat(latch.leadership()).isPresent();
+
+    latch.close();
+    assertThat(latch.getState()).isEqualTo(LeaderLatch.State.CLOSED);
+    assertThat(latch.hasLeadership()).isFalse();
+    assertThat(latch.leadership()).isEmpty();
+    assertThatThrownBy(latch::epoch).isInstanceOf(IllegalStateException.class);
+  }
+}

@@ -1,0 +1,394 @@
+package io.lockstep.recipes.leader.compat;
+
+import io.lockstep.recipes.leader.LeaderElection;
+import io.lockstep.recipes.leader.LeaderLayout;
+import io.lockstep.recipes.leader.Leadership;
+import io.lockstep.recipes.leader.LeadershipListener;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.Participant;
+
+/**
+ * Curator's {@code LeaderLatch}, by an import change: the same constructors and methods, Curator's
+ * own {@link LeaderLatchListener}, on the nodes Curator's latches make (so Curator's latches and
+ * these on one path elect one leader between them), run by {@link LeaderElection}'s engine, and
+ * with the epoch Curator's latch lacks ({@link #leadership()}, {@link #epoch()}).
+ *
+ * <pre>{@code
+ * import io.lockstep.recipes.leader.compat.LeaderLatch;
+ * import org.apache.curator.framework.CuratorFramework;
+ *
+ * CuratorFramework client = ...; // a started client
+ * LeaderLatch latch = new LeaderLatch(client, "/services/billing/latch", "host-1");
+ * latch.start();
+ * latch.await();
+ * long epoch = latch.epoch(); // fences what this leader writes
+ * latch.close();
+ * }</pre>
+ *
+ * <p><b>Leading.</b> {@link #hasLeadership()} is true while this participant leads with its
+ * connection up, as Curator's is; while the connection is suspended it is false and listeners hear
+ * {@code notLeader()}, and {@code isLeader()} again if the connection comes back in time. After a
+ * lost leadership the latch queues again by itself, as Curator's does. Listeners never run on
+ * ZooKeeper's event thread: on Lockstep's threads, or on the executor given with them; so a {@code
+ * notLeader()} that {@link #close(CloseMode)} causes may come after it returns (Curator's comes
+ * before, in the closing thread).
+ *
+ * <p><b>Thread safety.</b> Safe for use by any number of threads.
+ *
+ * @see LeaderElection
+ */
+public final class LeaderLatch implements Closeable {
+  /** Where a latch is in its life, as Curator's {@code LeaderLatch.State}. */
+  public enum State {
+    /** Made, not started. */
+    LATENT,
+    /** Started: in the election. */
+    STARTED,
+    /** Closed: out of the election for good. */
+    CLOSED
+  }
+
+  /** Whether closing a leading latch tells its listeners {@code notLeader()}. */
+  public enum CloseMode {
+    /** Listeners hear nothing at close. */
+    SILENT,
+    /** A leading latch's listeners hear {@code notLeader()} at close. */
+    NOTIFY_LEADER
+  }
+
+  private final LeaderElection election;
+  private final String id;
+  private final CloseMode closeMode;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final Map<LeaderLatchListener, LeadershipListener> listeners = new ConcurrentHashMap<>();
+
+  /**
+   * A latch with an empty participant id.
+   *
+   * @param client a started Curator client
+   * @param latchPath the election path
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code latchPath} is not a valid absolute ZooKeeper path
+   */
+  public LeaderLatch(CuratorFramework client, String latchPath) {
+    this(client, latchPath, "", CloseMode.SILENT);
+  }
+
+  /**
+   * A latch with participant id {@code id}.
+   *
+   * @param client a started Curator client
+   * @param latchPath the election path
+   * @param id this participant's id, as {@link #getParticipants()} lists it
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code latchPath} is not a valid absolute ZooKeeper path
+   */
+  public LeaderLatch(CuratorFramework client, String latchPath, String id) {
+    this(client, latchPath, id, CloseMode.SILENT);
+  }
+
+  /**
+   * A latch with participant id {@code id} whose {@link #close()} follows {@code closeMode}.
+   *
+   * @param client a started Curator client
+   * @param latchPath the election path
+   * @param id this participant's id, as {@link #getParticipants()} lists it
+   * @param closeMode what {@link #close()} tells listeners
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code latchPath} is not a valid absolute ZooKeeper path
+   */
+  public LeaderLatch(CuratorFramework client, String latchPath, String id, CloseMode closeMode) {
+    this.id = Objects.requireNonNull(id, "id");
+    this.closeMode = Objects.requireNonNull(closeMode, "closeMode");
+    this.election =
+        LeaderElection.builder(client, latchPath)
+            .participantId(id)
+            .layout(LeaderLayout.LEADER_LATCH)
+            .build();
+  }
+
+  /**
+   * Enters the election.
+   *
+   * @throws IllegalStateException if already started or closed
+   */
+  public void start() {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("Cannot be started more than once");
+    }
+    election.start();
+  }
+
+  /**
+   * Leaves the election, telling listeners as the constructor's close mode says.
+   *
+   * @throws IllegalStateException if not started, or closed already
+   */
+  @Override
+  public void close() {
+    close(closeMode);
+  }
+
+  /**
+   * Leaves the election; a leading latch's node goes before this returns (while connected), and its
+   * listeners hear {@code notLeader()} if {@code closeMode} is {@link CloseMode#NOTIFY_LEADER}.
+   *
+   * @param closeMode what to tell listeners
+   * @throws NullPointerException if {@code closeMode} is null
+   * @throws IllegalStateException if not started, or closed already
+   */
+  public void close(CloseMode closeMode) {
+    Objects.requireNonNull(closeMode, "closeMode");
+    if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
+      throw new IllegalStateException("Already closed or has not been started");
+    }
+    if (closeMode == CloseMode.SILENT) {
+      listeners.values().forEach(election::removeListener); // a leader's notLeader() goes unsaid
+    }
+    election.close(); // a leader's listeners left hear notLeader(), on their thread
+  }
+
+  /**
+   * Waits until this latch leads.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   * @throws EOFException if the latch is closed while waiting
+   * @throws IllegalStateException if not started
+   */
+  public void await() throws InterruptedException, EOFException {
+    checkStarted();
+    try {
+      election.hold();
+    } catch (IllegalStateException closed) {
+      throw closedWhileWaiting(closed);
+    }
+  }
+
+  /**
+   * Waits until this latch leads, at most {@code timeout}.
+   *
+   * @param timeout how long at most, in {@code unit}
+   * @param unit the unit of {@code timeout}
+   * @return true if this latch leads; false if the time ran out or the latch closed meanwhile
+   * @throws InterruptedException if interrupted while waiting
+   * @throws NullPointerException if {@code unit} is null
+   * @throws IllegalStateException if not started
+   */
+  public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+    Objects.requireNonNull(unit, "unit");
+    return await(Duration.ofNanos(unit.toNanos(Math.max(0, timeout))));
+  }
+
+  /**
+   * Waits until this latch leads, at most {@code timeout}: {@link #await(long, TimeUnit)} with a
+   * {@link Duration}.
+   *
+   * @param timeout how long at most
+   * @return true if this latch leads; false if the time ran out or the latch closed meanwhile
+   * @throws InterruptedException if interrupted while waiting
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code timeout} is negative
+   * @throws IllegalStateException if not started
+   */
+  public boolean await(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    checkStarted();
+    try {
+      return election.tryHold(timeout).isPresent() && hasLeadership();
+    } catch (IllegalStateException closed) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether this latch leads now, with its connection up.
+   *
+   * @return true while this latch leads
+   */
+  public boolean hasLeadership() {
+    return state.get() == State.STARTED && election.isLeader();
+  }
+
+  /**
+   * This participant's id, as given at construction.
+   *
+   * @return the id
+   */
+  public String getId() {
+    return id;
+  }
+
+  /**
+   * Where the latch is in its life.
+   *
+   * @return the state
+   */
+  public State getState() {
+    return state.get();
+  }
+
+  /**
+   * The current leadership, with its epoch: empty while this latch does not lead.
+   *
+   * @return the leadership, if this latch leads (or may, while its connection is suspended)
+   */
+  public Optional<Leadership> leadership() {
+    return state.get() == State.STARTED ? election.leadership() : Optional.empty();
+  }
+
+  /**
+   * The epoch of the current leadership: greater than every earlier leader's, Curator's latches
+   * included, so a store that refuses smaller epochs refuses a deposed leader.
+   *
+   * @return the epoch
+   * @throws IllegalStateException if this latch does not lead
+   */
+  public long epoch() {
+    return leadership()
+        .orElseThrow(() -> new IllegalStateException("This latch does not lead"))
+        .fencingToken();
+  }
+
+  /**
+   * Adds a listener; its callbacks run on Lockstep's threads, one at a time, never on ZooKeeper's.
+   *
+   * @param listener told {@code isLeader()} when this latch starts leading and {@code notLeader()}
+   *     when it stops
+   * @throws NullPointerException if {@code listener} is null
+   */
+  public void addListener(LeaderLatchListener listener) {
+    addListener(listener, Runnable::run);
+  }
+
+  /**
+   * Adds a listener whose callbacks run on {@code executor}.
+   *
+   * @param listener told {@code isLeader()} when this latch starts leading and {@code notLeader()}
+   *     when it stops
+   * @param executor runs the callbacks
+   * @throws NullPointerException if an argument is null
+   */
+  public void addListener(LeaderLatchListener listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    LeadershipListener adapter = new LatchListener(listener, executor);
+    if (listeners.putIfAbsent(listener, adapter) == null) {
+      election.addListener(adapter);
+    }
+  }
+
+  /**
+   * Removes a listener added before; nothing happens if it was not.
+   *
+   * @param listener the listener
+   */
+  public void removeListener(LeaderLatchListener listener) {
+    LeadershipListener adapter = listeners.remove(listener);
+    if (adapter != null) {
+      election.removeListener(adapter);
+    }
+  }
+
+  /**
+   * The participants in queue order, the leader first, read from ZooKeeper as Curator's latch reads
+   * them (Curator's latches on the path included).
+   *
+   * @return the participants, with Curator's {@link Participant}
+   */
+  public Collection<Participant> getParticipants() {
+    List<Participant> participants = new ArrayList<>();
+    for (io.lockstep.recipes.leader.Participant participant : election.participants()) {
+      participants.add(new Participant(participant.id(), participant.leader()));
+    }
+    return participants;
+  }
+
+  /**
+   * The leader, as Curator's latch names it; a participant with an empty id and no leadership if
+   * nobody leads.
+   *
+   * @return the leader
+   */
+  public Participant getLeader() {
+    for (Participant participant : getParticipants()) {
+      if (participant.isLeader()) {
+        return participant;
+      }
+    }
+    return new Participant("", false);
+  }
+
+  @Override
+  public String toString() {
+    return "LeaderLatch[" + id + ", " + state.get() + ", " + election + "]";
+  }
+
+  private void checkStarted() {
+    if (state.get() == State.LATENT) {
+      throw new IllegalStateException("LeaderLatch was not started");
+    }
+  }
+
+  private static EOFException closedWhileWaiting(IllegalStateException closed) {
+    EOFException eof = new EOFException("LeaderLatch closed while waiting: " + closed.getMessage());
+    eof.initCause(closed);
+    return eof;
+  }
+
+  /**
+   * Curator's listener told as Curator's latch tells it: {@code isLeader()} when this latch starts
+   * leading (elected, or restored after a suspended connection), {@code notLeader()} when it stops
+   * (at risk, lost or given up), each only on a change.
+   */
+  private static final class LatchListener implements LeadershipListener {
+    private final LeaderLatchListener listener;
+    private final Executor executor;
+    private final AtomicBoolean leading = new AtomicBoolean();
+
+    LatchListener(LeaderLatchListener listener, Executor executor) {
+      this.listener = listener;
+      this.executor = executor;
+    }
+
+    @Override
+    public void elected(Leadership leadership) {
+      leads(true);
+    }
+
+    @Override
+    public void atRisk(Leadership leadership) {
+      leads(false);
+    }
+
+    @Override
+    public void restored(Leadership leadership) {
+      leads(true);
+    }
+
+    @Override
+    public void lost(Leadership leadership) {
+      leads(false);
+    }
+
+    private void leads(boolean now) {
+      if (leading.compareAndSet(!now, now)) {
+        executor.execute(now ? listener::isLeader : listener::notLeader);
+      }
+    }
+  }
+}
