@@ -56,6 +56,7 @@ class ApiSurfaceTest {
           "LeaderLatch",
           "LeaderLatch$CloseMode",
           "LeaderLatch$State",
+          "LeaderSelector",
           "LeaderLayout",
           "Leadership",
           "LeadershipListener",

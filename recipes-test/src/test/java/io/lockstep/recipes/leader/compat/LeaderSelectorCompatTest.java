@@ -1,0 +1,155 @@
+package io.lockstep.recipes.leader.compat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.lockstep.testing.ZooKeeperExtension;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The compat {@link LeaderSelector} behaves as Curator's where users rely on it (takeLeadership on
+ * the selector's thread, leadership ending when it returns, autoRequeue and requeue, the adapter's
+ * interrupt on a lost connection, close interrupting the leader), and a fleet of both on one path
+ * elects one leader at a time, handing over both ways.
+ */
+@Timeout(90)
+class LeaderSelectorCompatTest {
+  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  /** Leads until told to step down or interrupted; records who led, one at a time. */
+  private static final class Leader extends LeaderSelectorListenerAdapter {
+    final String name;
+    final BlockingQueue<String> led;
+    final AtomicInteger leading;
+    final CountDownLatch interrupted = new CountDownLatch(1);
+    volatile CountDownLatch stepDown = new CountDownLatch(1);
+    final List<String> threads = new CopyOnWriteArrayList<>();
+
+    Leader(String name, BlockingQueue<String> led, AtomicInteger leading) {
+      this.name = name;
+      this.led = led;
+      this.leading = leading;
+    }
+
+    @Override
+    public void takeLeadership(CuratorFramework client) throws Exception {
+      int now = leading.incrementAndGet();
+      threads.add(Thread.currentThread().getName());
+      led.add(name + (now == 1 ? "" : " (two leaders!)"));
+      try {
+        stepDown.await();
+      } catch (InterruptedException e) {
+        interrupted.countDown();
+        throw e;
+      } finally {
+        leading.decrementAndGet();
+        stepDown = new CountDownLatch(1);
+      }
+    }
+  }
+
+  private final BlockingQueue<String> led = new LinkedBlockingQueue<>();
+  private final AtomicInteger leading = new AtomicInteger();
+
+  @Test
+  void aMixedFleet_leadsOneAtATime_andHandsOverBothWays() throws Exception {
+    String path = zk.path("leader");
+    Leader curatorSide = new Leader("curator", led, leading);
+    Leader ourSide = new Leader("ours", led, leading);
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, curatorSide);
+    curator.setId("curator");
+    curator.autoRequeue();
+    curator.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("curator");
+    LeaderSelector ours = new LeaderSelector(zk.newClient(), path, ourSide);
+    ours.setId("ours");
+    ours.autoRequeue();
+    ours.start();
+    await().until(() -> ours.getParticipants().size() == 2);
+    assertThat(ours.getLeader().getId()).isEqualTo("curator");
+    assertThat(ours.hasLeadership()).isFalse();
+
+    curatorSide.stepDown.countDown(); // Curator's leader returns: ours leads
+
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+    assertThat(ours.hasLeadership()).isTrue();
+    assertThat(ours.epoch()).isPositive();
+    assertThat(ourSide.threads).allMatch(name -> name.startsWith("LeaderSelector-"));
+    assertThat(curator.getLeader().getId()).isEqualTo("ours");
+
+    ourSide.stepDown.countDown(); // ours returns: Curator's (requeued) leads, then ours again
+
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("curator");
+    curatorSide.stepDown.countDown();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+
+    ours.close();
+    assertThat(ourSide.interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("curator");
+    curator.close();
+    assertThat(led).isEmpty();
+  }
+
+  @Test
+  void withoutAutoRequeue_itLeadsOnce_untilRequeued() throws Exception {
+    Leader side = new Leader("ours", led, leading);
+    LeaderSelector ours = new LeaderSelector(zk.newClient(), zk.path("leader"), side);
+    ours.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+    assertThat(ours.requeue()).isFalse(); // leading: queued already
+
+    side.stepDown.countDown();
+    await().until(() -> ours.getParticipants().isEmpty());
+    assertThat(ours.hasLeadership()).isFalse();
+    assertThat(led.poll(300, TimeUnit.MILLISECONDS)).isNull();
+
+    assertThat(ours.requeue()).isTrue();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+    ours.interruptLeadership();
+    assertThat(side.interrupted.await(10, TimeUnit.SECONDS)).isTrue();
+    await().until(() -> !ours.hasLeadership());
+    ours.close();
+  }
+
+  @Test
+  void aLostSession_interruptsTheLeader_throughTheAdapter() throws Exception {
+    String path = zk.path("leader");
+    Leader side = new Leader("ours", led, leading);
+    CuratorFramework client = zk.newClient();
+    LeaderSelector ours = new LeaderSelector(client, path, side);
+    ours.autoRequeue();
+    ours.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+    Leader otherSide = new Leader("curator", led, leading);
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, otherSide);
+    curator.start();
+    await().until(() -> ours.getParticipants().size() == 2);
+
+    client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+
+    assertThat(side.interrupted.await(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(led.poll(20, TimeUnit.SECONDS)).isEqualTo("curator");
+    assertThat(ours.hasLeadership()).isFalse();
+    otherSide.stepDown.countDown(); // the requeued selector leads again on its new session
+    assertThat(led.poll(20, TimeUnit.SECONDS)).isEqualTo("ours");
+    ours.close(); // its node is gone on return; Curator's left the queue when it stepped down
+
+    assertThat(curator.getParticipants()).isEmpty();
+    curator.close();
+  }
+}

@@ -1,0 +1,392 @@
+package io.lockstep.recipes.leader.compat;
+
+import io.lockstep.recipes.leader.LeaderElection;
+import io.lockstep.recipes.leader.LeaderLayout;
+import io.lockstep.recipes.leader.Leadership;
+import io.lockstep.recipes.leader.LeadershipListener;
+import java.io.Closeable;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.CancelLeadershipException;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
+import org.apache.curator.framework.recipes.leader.Participant;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.CloseableExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Curator's {@code LeaderSelector}, by an import change: the same constructors and methods,
+ * Curator's own {@link LeaderSelectorListener} (so {@code LeaderSelectorListenerAdapter} and its
+ * {@code CancelLeadershipException} work unchanged), on the {@code lock-} queue Curator's selectors
+ * use (so Curator's selectors and these on one path elect one leader between them), run by {@link
+ * LeaderElection}'s engine, and with the epoch Curator's selector lacks ({@link #leadership()},
+ * {@link #epoch()}).
+ *
+ * <pre>{@code
+ * import io.lockstep.recipes.leader.compat.LeaderSelector;
+ * import org.apache.curator.framework.CuratorFramework;
+ * import org.apache.curator.framework.recipes.leader.CancelLeadershipException;
+ * import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
+ *
+ * CuratorFramework client = ...; // a started client
+ * LeaderSelectorListener listener = ...; // yours, as for Curator's selector
+ * LeaderSelector selector = new LeaderSelector(client, "/services/billing/leader", listener);
+ * selector.setId("host-1");
+ * selector.autoRequeue();
+ * selector.start();
+ * }</pre>
+ *
+ * <p><b>Leading.</b> When this participant is elected, {@code takeLeadership(client)} runs on the
+ * selector's executor (a thread of its own by default, as Curator's); leadership ends when it
+ * returns or throws, and the selector then queues again if {@link #autoRequeue()} was called, or
+ * when {@link #requeue()} is. The listener also hears the client's connection states, as Curator's
+ * does: {@code LeaderSelectorListenerAdapter} throws {@code CancelLeadershipException} on SUSPENDED
+ * and LOST, and the selector then interrupts the leader's thread ({@link #interruptLeadership()}).
+ * {@link #close()} interrupts it too.
+ *
+ * <p><b>Differences.</b> While waiting (not leading), a selector whose session was lost queues
+ * again by itself, with or without {@code autoRequeue}. {@code getParticipants()} and {@code
+ * getLeader()} declare no checked exception.
+ *
+ * <p><b>Thread safety.</b> Safe for use by any number of threads.
+ *
+ * @see LeaderElection
+ */
+public final class LeaderSelector implements Closeable {
+  private static final Logger log = LoggerFactory.getLogger(LeaderSelector.class);
+  private static final AtomicInteger threadNumber = new AtomicInteger();
+
+  private enum State {
+    LATENT,
+    STARTED,
+    CLOSED
+  }
+
+  private final CuratorFramework client;
+  private final String leaderPath;
+  private final LeaderSelectorListener listener;
+  private final CloseableExecutorService executor;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
+  private final ConnectionStateListener connectionStates;
+  private volatile boolean autoRequeue;
+  private volatile String id = "";
+  private LeaderElection queued; // guarded by lock: the election this selector is in, or null
+  private volatile Thread leaderThread; // running takeLeadership
+  private volatile Leadership current; // the leadership takeLeadership runs for
+
+  /**
+   * A selector whose {@code takeLeadership} runs on a thread of its own.
+   *
+   * @param client a started Curator client
+   * @param leaderPath the election path
+   * @param listener told when to lead, and of the client's connection states
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code leaderPath} is not a valid absolute ZooKeeper path
+   */
+  public LeaderSelector(
+      CuratorFramework client, String leaderPath, LeaderSelectorListener listener) {
+    this(
+        client,
+        leaderPath,
+        new CloseableExecutorService(
+            Executors.newSingleThreadExecutor(
+                task -> {
+                  Thread thread =
+                      new Thread(task, "LeaderSelector-" + threadNumber.incrementAndGet());
+                  thread.setDaemon(true);
+                  return thread;
+                }),
+            true),
+        listener);
+  }
+
+  /**
+   * A selector whose {@code takeLeadership} runs on {@code executorService}, which stays the
+   * caller's: {@link #close()} cancels the selector's task on it and does not shut it down.
+   *
+   * @param client a started Curator client
+   * @param leaderPath the election path
+   * @param executorService runs {@code takeLeadership}
+   * @param listener told when to lead, and of the client's connection states
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code leaderPath} is not a valid absolute ZooKeeper path
+   */
+  public LeaderSelector(
+      CuratorFramework client,
+      String leaderPath,
+      ExecutorService executorService,
+      LeaderSelectorListener listener) {
+    this(
+        client,
+        leaderPath,
+        new CloseableExecutorService(Objects.requireNonNull(executorService, "executorService")),
+        listener);
+  }
+
+  /**
+   * A selector whose {@code takeLeadership} runs on {@code executorService}; {@link #close()}
+   * closes it.
+   *
+   * @param client a started Curator client
+   * @param leaderPath the election path
+   * @param executorService runs {@code takeLeadership}
+   * @param listener told when to lead, and of the client's connection states
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if {@code leaderPath} is not a valid absolute ZooKeeper path
+   */
+  public LeaderSelector(
+      CuratorFramework client,
+      String leaderPath,
+      CloseableExecutorService executorService,
+      LeaderSelectorListener listener) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.leaderPath = Objects.requireNonNull(leaderPath, "leaderPath");
+    this.executor = Objects.requireNonNull(executorService, "executorService");
+    this.listener = Objects.requireNonNull(listener, "listener");
+    LeaderElection.builder(client, leaderPath); // checks the path now, as the constructor should
+    this.connectionStates =
+        (c, newState) -> {
+          try {
+            listener.stateChanged(c, newState);
+          } catch (CancelLeadershipException cancel) { // the adapter's, on SUSPENDED and LOST
+            interruptLeadership();
+          }
+        };
+  }
+
+  /** After a leadership ends, queue again by itself, as Curator's {@code autoRequeue()}. */
+  public void autoRequeue() {
+    autoRequeue = true;
+  }
+
+  /**
+   * Sets the participant id the next queued node carries (call it before {@link #start()}).
+   *
+   * @param id the id, as {@link #getParticipants()} lists it
+   * @throws NullPointerException if {@code id} is null
+   */
+  public void setId(String id) {
+    this.id = Objects.requireNonNull(id, "id");
+  }
+
+  /**
+   * The participant id.
+   *
+   * @return the id, empty unless set
+   */
+  public String getId() {
+    return id;
+  }
+
+  /**
+   * Enters the election; returns at once.
+   *
+   * @throws IllegalStateException if already started or closed
+   */
+  public void start() {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("Cannot be started more than once");
+    }
+    client.getConnectionStateListenable().addListener(connectionStates);
+    requeue();
+  }
+
+  /**
+   * Queues this selector again, unless it is queued or leading.
+   *
+   * @return true if it was queued now; false if it was queued or leading already
+   * @throws IllegalStateException if not started, or closed
+   */
+  public boolean requeue() {
+    if (state.get() != State.STARTED) {
+      throw new IllegalStateException("close() has already been called or start() was not called");
+    }
+    LeaderElection election;
+    lock.lock();
+    try {
+      if (queued != null) {
+        return false;
+      }
+      election =
+          LeaderElection.builder(client, leaderPath)
+              .participantId(id)
+              .layout(LeaderLayout.LEADER_SELECTOR)
+              .build();
+      queued = election;
+    } finally {
+      lock.unlock();
+    }
+    election.addListener(
+        new LeadershipListener() {
+          @Override
+          public void elected(Leadership leadership) {
+            if (state.get() != State.STARTED) {
+              return; // closed meanwhile: the close gives the leadership up
+            }
+            try {
+              var unused = executor.submit(() -> lead(election, leadership));
+            } catch (RuntimeException closedMeanwhile) {
+              log.debug("LeaderSelector on {} closed before it could lead", leaderPath);
+            }
+          }
+        });
+    election.start();
+    return true;
+  }
+
+  /**
+   * Whether {@code takeLeadership} is running now.
+   *
+   * @return true while this selector leads
+   */
+  public boolean hasLeadership() {
+    return leaderThread != null;
+  }
+
+  /** Interrupts the thread running {@code takeLeadership}, if one is. */
+  public void interruptLeadership() {
+    Thread thread = leaderThread;
+    if (thread != null) {
+      thread.interrupt();
+    }
+  }
+
+  /**
+   * The current leadership, with its epoch: empty while this selector does not lead.
+   *
+   * @return the leadership {@code takeLeadership} runs for, if any
+   */
+  public Optional<Leadership> leadership() {
+    return Optional.ofNullable(current);
+  }
+
+  /**
+   * The epoch of the current leadership: greater than every earlier leader's, Curator's selectors
+   * included.
+   *
+   * @return the epoch
+   * @throws IllegalStateException if this selector does not lead
+   */
+  public long epoch() {
+    return leadership()
+        .orElseThrow(() -> new IllegalStateException("This selector does not lead"))
+        .fencingToken();
+  }
+
+  /**
+   * The participants in queue order, the leader first, read from ZooKeeper as Curator's selector
+   * reads them (Curator's selectors on the path included).
+   *
+   * @return the participants, with Curator's {@link Participant}
+   */
+  public Collection<Participant> getParticipants() {
+    List<Participant> participants = new ArrayList<>();
+    LeaderElection reader = reader();
+    for (io.lockstep.recipes.leader.Participant participant : reader.participants()) {
+      participants.add(new Participant(participant.id(), participant.leader()));
+    }
+    return participants;
+  }
+
+  /**
+   * The leader; a participant with an empty id and no leadership if nobody leads.
+   *
+   * @return the leader
+   */
+  public Participant getLeader() {
+    for (Participant participant : getParticipants()) {
+      if (participant.isLeader()) {
+        return participant;
+      }
+    }
+    return new Participant("", false);
+  }
+
+  /**
+   * Leaves the election for good: interrupts the leader's thread, gives the leadership up (its node
+   * is gone before this returns while ZooKeeper is reachable), closes the executor as the
+   * constructor said. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (state.getAndSet(State.CLOSED) != State.STARTED) {
+      return;
+    }
+    client.getConnectionStateListenable().removeListener(connectionStates);
+    LeaderElection election;
+    lock.lock();
+    try {
+      election = queued;
+      queued = null;
+    } finally {
+      lock.unlock();
+    }
+    interruptLeadership();
+    executor.close();
+    if (election != null) {
+      election.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "LeaderSelector[" + leaderPath + ", " + id + ", " + state.get() + "]";
+  }
+
+  /** Runs {@code takeLeadership} for {@code leadership}; when it ends, leaves or requeues. */
+  private void lead(LeaderElection election, Leadership leadership) {
+    if (state.get() != State.STARTED) {
+      return;
+    }
+    current = leadership;
+    leaderThread = Thread.currentThread();
+    try {
+      listener.takeLeadership(client);
+    } catch (InterruptedException e) {
+      log.debug("LeaderSelector on {}: takeLeadership interrupted", leaderPath);
+    } catch (Exception | Error e) {
+      log.error("LeaderSelector on {}: takeLeadership failed", leaderPath, e);
+    } finally {
+      leaderThread = null;
+      current = null;
+      Thread.interrupted(); // an interrupt for this leadership ends with it
+    }
+    if (autoRequeue && state.get() == State.STARTED) {
+      leadership.close(); // the election queues again by itself
+      return;
+    }
+    lock.lock();
+    try {
+      if (queued == election) {
+        queued = null;
+      }
+    } finally {
+      lock.unlock();
+    }
+    election.close(); // out of the queue until requeue()
+  }
+
+  /** An election to read the participants with: the queued one, or one made for the read. */
+  private LeaderElection reader() {
+    lock.lock();
+    try {
+      if (queued != null) {
+        return queued;
+      }
+    } finally {
+      lock.unlock();
+    }
+    return LeaderElection.builder(client, leaderPath).layout(LeaderLayout.LEADER_SELECTOR).build();
+  }
+}
