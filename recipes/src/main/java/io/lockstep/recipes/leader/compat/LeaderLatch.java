@@ -7,9 +7,7 @@ import io.lockstep.recipes.leader.LeadershipListener;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -311,11 +309,7 @@ public final class LeaderLatch implements Closeable {
    * @return the participants, with Curator's {@link Participant}
    */
   public Collection<Participant> getParticipants() {
-    List<Participant> participants = new ArrayList<>();
-    for (io.lockstep.recipes.leader.Participant participant : election.participants()) {
-      participants.add(new Participant(participant.id(), participant.leader()));
-    }
-    return participants;
+    return CuratorParticipants.of(election);
   }
 
   /**
@@ -325,12 +319,7 @@ public final class LeaderLatch implements Closeable {
    * @return the leader
    */
   public Participant getLeader() {
-    for (Participant participant : getParticipants()) {
-      if (participant.isLeader()) {
-        return participant;
-      }
-    }
-    return new Participant("", false);
+    return CuratorParticipants.leaderOf(getParticipants());
   }
 
   @Override

@@ -5,9 +5,7 @@ import io.lockstep.recipes.leader.LeaderLayout;
 import io.lockstep.recipes.leader.Leadership;
 import io.lockstep.recipes.leader.LeadershipListener;
 import java.io.Closeable;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -291,12 +289,7 @@ public final class LeaderSelector implements Closeable {
    * @return the participants, with Curator's {@link Participant}
    */
   public Collection<Participant> getParticipants() {
-    List<Participant> participants = new ArrayList<>();
-    LeaderElection reader = reader();
-    for (io.lockstep.recipes.leader.Participant participant : reader.participants()) {
-      participants.add(new Participant(participant.id(), participant.leader()));
-    }
-    return participants;
+    return CuratorParticipants.of(reader());
   }
 
   /**
@@ -305,12 +298,7 @@ public final class LeaderSelector implements Closeable {
    * @return the leader
    */
   public Participant getLeader() {
-    for (Participant participant : getParticipants()) {
-      if (participant.isLeader()) {
-        return participant;
-      }
-    }
-    return new Participant("", false);
+    return CuratorParticipants.leaderOf(getParticipants());
   }
 
   /**

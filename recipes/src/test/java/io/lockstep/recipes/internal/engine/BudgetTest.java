@@ -8,8 +8,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** A budget counts from the call, on the clock it is given, and sets a timer only if bounded. */
+@Timeout(10)
 class BudgetTest {
   private final AtomicLong clock = new AtomicLong(1_000);
   private final List<Long> timers = new ArrayList<>();

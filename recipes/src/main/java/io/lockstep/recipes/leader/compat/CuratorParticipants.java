@@ -1,0 +1,31 @@
+package io.lockstep.recipes.leader.compat;
+
+import io.lockstep.recipes.leader.LeaderElection;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.apache.curator.framework.recipes.leader.Participant;
+
+/** An election's participants as Curator's leader recipes report them. */
+final class CuratorParticipants {
+  private CuratorParticipants() {}
+
+  /** The participants in queue order, the leader first, as Curator's {@link Participant}s. */
+  static Collection<Participant> of(LeaderElection election) {
+    List<Participant> participants = new ArrayList<>();
+    for (io.lockstep.recipes.leader.Participant participant : election.participants()) {
+      participants.add(new Participant(participant.id(), participant.leader()));
+    }
+    return participants;
+  }
+
+  /** The leader among {@code participants}; an empty id and no leadership if nobody leads. */
+  static Participant leaderOf(Collection<Participant> participants) {
+    for (Participant participant : participants) {
+      if (participant.isLeader()) {
+        return participant;
+      }
+    }
+    return new Participant("", false);
+  }
+}
