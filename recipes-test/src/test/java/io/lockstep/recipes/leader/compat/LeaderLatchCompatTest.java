@@ -68,6 +68,45 @@ class LeaderLatchCompatTest {
   }
 
   @Test
+  void anExpiredSession_passesLeadershipToCuratorsLatch_andOursQueuesAgain() throws Exception {
+    String path = zk.path("latch");
+    org.apache.curator.framework.CuratorFramework client = zk.newClient();
+    LeaderLatch ours = new LeaderLatch(client, path, "ours");
+    List<String> heard = new CopyOnWriteArrayList<>();
+    ours.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            heard.add("isLeader");
+          }
+
+          @Override
+          public void notLeader() {
+            heard.add("notLeader");
+          }
+        });
+    ours.start();
+    assertThat(ours.await(10, TimeUnit.SECONDS)).isTrue();
+    org.apache.curator.framework.recipes.leader.LeaderLatch curator =
+        new org.apache.curator.framework.recipes.leader.LeaderLatch(
+            zk.newClient(), path, "curator");
+    curator.start();
+    await().until(() -> ours.getParticipants().size() == 2);
+
+    client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+
+    assertThat(curator.await(20, TimeUnit.SECONDS)).isTrue();
+    await().until(() -> heard.contains("notLeader"));
+    assertThat(ours.hasLeadership()).isFalse();
+    await().until(() -> ours.getParticipants().size() == 2); // ours is back in the queue
+    assertThat(ours.getLeader().getId()).isEqualTo("curator");
+    assertThat(ours.hasLeadership()).isFalse();
+    curator.close();
+    assertThat(ours.await(20, TimeUnit.SECONDS)).isTrue();
+    ours.close();
+  }
+
+  @Test
   void listeners_hearIsLeader_andNotLeaderAtACloseThatNotifies() throws Exception {
     LeaderLatch latch =
         new LeaderLatch(zk.newClient(), zk.path("latch"), "a", LeaderLatch.CloseMode.NOTIFY_LEADER);
