@@ -41,7 +41,7 @@ public interface AttemptFactory {
    * A lock object's attempts not granted yet, which its close withdraws: their callers get {@link
    * #closed}'s exception.
    */
-  static LiveWork<Attempt> live(LockSettings settings) {
+  private static LiveWork<Attempt> live(LockSettings settings) {
     return new LiveWork<>(Attempt::withdraw, () -> closed(settings));
   }
 

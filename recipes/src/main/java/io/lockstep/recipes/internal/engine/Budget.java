@@ -63,11 +63,6 @@ public final class Budget {
     return remaining(timeoutNanos, startNanos, clock.getAsLong());
   }
 
-  /** Whether a bounded budget has no time left. */
-  public boolean spent() {
-    return bounded() && remainingNanos() == 0;
-  }
-
   /**
    * Runs {@code task} on {@code scheduler} when the budget runs out; does nothing for a budget that
    * cannot run out.

@@ -35,11 +35,9 @@ class BudgetTest {
     clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(30));
     assertThat(budget.bounded()).isTrue();
     assertThat(budget.remainingNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(70));
-    assertThat(budget.spent()).isFalse();
 
     clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(500));
     assertThat(budget.remainingNanos()).isZero();
-    assertThat(budget.spent()).isTrue();
   }
 
   @Test
@@ -65,7 +63,6 @@ class BudgetTest {
     assertThat(none.bounded()).isFalse();
     assertThat(none.remainingNanos()).isNegative();
     assertThat(forever.bounded()).isFalse();
-    assertThat(forever.spent()).isFalse();
     assertThat(forever.remainingNanos()).isPositive();
   }
 
@@ -75,7 +72,7 @@ class BudgetTest {
 
     budget.atDeadline(scheduler, () -> {});
 
-    assertThat(budget.spent()).isTrue();
+    assertThat(budget.remainingNanos()).isZero();
     assertThat(timers).containsExactly(0L);
   }
 }
