@@ -18,6 +18,7 @@ import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.NonReentrantMutex;
 import io.lockstep.recipes.locks.ReadWriteMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
+import io.lockstep.recipes.locks.SemaphoreMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
@@ -926,6 +927,26 @@ class DocsExamplesTest {
   }
 
   @Test
+  void migration_semaphoreMutex_excludesCuratorsSemaphoreMutex_onItsNodes() throws Exception {
+    CuratorFramework client = zk.newClient();
+    InterProcessSemaphoreMutex oldInstance =
+        new InterProcessSemaphoreMutex(zk.newClient(), "/locks/nightly-batch");
+    // docs/migration.md: semaphore mutex
+    // import io.lockstep.recipes.locks.SemaphoreMutex;
+
+    SemaphoreMutex lock = new SemaphoreMutex(client, "/locks/nightly-batch"); // Curator's nodes
+    // docs: end
+
+    oldInstance.acquire();
+    assertThat(lock.acquire(200, TimeUnit.MILLISECONDS)).as("an old instance holds").isFalse();
+    oldInstance.release();
+    lock.acquire();
+    assertThat(oldInstance.acquire(200, TimeUnit.MILLISECONDS)).as("a new one holds").isFalse();
+    assertThat(lock.fencingToken()).isPositive();
+    lock.release();
+  }
+
+  @Test
   void migration_semaphoreMutexBridge_excludesOldAndNewInstances() throws Exception {
     CuratorFramework client = zk.newClient();
     InterProcessSemaphoreMutex oldInstance =
@@ -986,6 +1007,9 @@ class DocsExamplesTest {
             "/locks/s/locks",
             "/locks/s/leases"));
     counts.put(
+        "SemaphoreMutex",
+        cycle(c -> new SemaphoreMutex(c, "/locks/s"), "/locks/s/locks", "/locks/s/leases"));
+    counts.put(
         "ReadWriteMutex.writeLock",
         cycle(c -> new ReadWriteMutex(c, "/locks/rw").writeLock(), "/locks/rw"));
     counts.put(
@@ -1018,6 +1042,7 @@ class DocsExamplesTest {
     expected.put("InterProcessMutex", 3L);
     expected.put("NonReentrantMutex", 3L);
     expected.put("InterProcessSemaphoreMutex", 7L);
+    expected.put("SemaphoreMutex", 3L);
     expected.put("ReadWriteMutex.writeLock", 3L);
     expected.put("ReadWriteMutex.readLock", 3L);
     expected.put("InterProcessReadWriteLock.writeLock", 3L);

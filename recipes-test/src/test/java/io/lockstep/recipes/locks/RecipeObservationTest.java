@@ -118,6 +118,34 @@ class RecipeObservationTest {
   }
 
   @Test
+  void semaphoreMutex_eachAcquireIsOneAcquisition_namedForItsRecipe() throws Exception {
+    CuratorFramework client = zk.newClient();
+    Journal journal = new Journal();
+    LockObservers.of(client).addListener(journal);
+    String path = zk.path("semaphore-mutex");
+    SemaphoreMutex lock = new SemaphoreMutex(client, path);
+    SemaphoreMutex other = new SemaphoreMutex(zk.newClient(), path); // not observed
+
+    lock.acquire();
+    lock.release();
+    other.acquire();
+    assertThat(lock.acquire(200, TimeUnit.MILLISECONDS)).isFalse(); // fast try, mutex, lease
+    other.release();
+
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(journal.stories())
+                    .containsExactly("started GRANTED released", "started TIMED_OUT"));
+    assertThat(journal.attempts)
+        .allSatisfy(
+            attempt -> {
+              assertThat(attempt.recipe()).isEqualTo("SemaphoreMutex");
+              assertThat(attempt.path()).isEqualTo(path);
+            });
+  }
+
+  @Test
   void election_eachTermIsOneAcquisition_heldUntilClosed() throws Exception {
     CuratorFramework client = zk.newClient();
     Journal journal = new Journal();

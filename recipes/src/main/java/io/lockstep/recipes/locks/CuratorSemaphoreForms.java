@@ -16,7 +16,7 @@ abstract class CuratorSemaphoreForms {
   final int maxLeases;
 
   CuratorSemaphoreForms(CountingSemaphore.Builder options) {
-    this.leases = new Leases(options.client, options.path, options.maxLeases);
+    this.leases = new Leases(options.client, options.path, options.maxLeases, "CountingSemaphore");
     this.maxLeases = options.maxLeases;
   }
 

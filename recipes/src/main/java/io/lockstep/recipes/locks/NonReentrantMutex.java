@@ -4,7 +4,6 @@ import io.lockstep.recipes.internal.owner.ObjectOwnership;
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
 
 /**
  * A non-reentrant mutual-exclusion lock across processes, on ZooKeeper: the replacement for
@@ -47,7 +46,7 @@ import org.apache.curator.framework.api.transaction.CuratorOp;
  * <p><b>Limits.</b> See {@link FencedLock}: a paused holder can outlive its session; fence the
  * writes that matter.
  */
-public final class NonReentrantMutex extends AbstractFencedLock implements AutoCloseable {
+public final class NonReentrantMutex extends ObjectOwnedLock {
   /**
    * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
    * the first acquire.
@@ -80,7 +79,7 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
   }
 
   private NonReentrantMutex(Builder options, Slot slot) {
-    super(new ObjectOwnership(options.attempts(slot), List.of(slot)), options.queues(slot));
+    super(ObjectOwnership.ofQueues(options.attempts(slot), List.of(slot)), options.queues(slot));
   }
 
   /**
@@ -112,40 +111,6 @@ public final class NonReentrantMutex extends AbstractFencedLock implements AutoC
     private Builder(CuratorFramework client, String path) {
       super(client, path, "NonReentrantMutex", NonReentrantMutex::new);
     }
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * @throws IllegalMonitorStateException if the current thread already holds this lock
-   */
-  @Override
-  public void acquire() throws InterruptedException {
-    super.acquire();
-  }
-
-  /**
-   * {@inheritDoc}
-   *
-   * <p>Any thread may release.
-   *
-   * @throws IllegalMonitorStateException if the lock is not held
-   */
-  @Override
-  public void release() {
-    super.release();
-  }
-
-  /**
-   * A check operation on this object's lock node, for the caller's own transaction: it commits only
-   * while the node, and so the lock, exists.
-   *
-   * @return the check operation
-   * @throws IllegalMonitorStateException if the lock is not held
-   * @throws LockOwnershipLostException if the hold was lost
-   */
-  public CuratorOp ownershipCheck() {
-    return ownershipChecks().get(0);
   }
 
   /**

@@ -115,7 +115,9 @@ class ApiSurfaceTest {
           "ReadWriteMutex$ReadLock",
           "ReadWriteMutex$WriteLock",
           "ReentrantMutex",
-          "ReentrantMutex$Builder");
+          "ReentrantMutex$Builder",
+          "SemaphoreMutex",
+          "SemaphoreMutex$Builder");
 
   @Test
   void thePublicTypesOfTheExportedPackages_areExactlyTheApi() throws Exception {
@@ -183,11 +185,15 @@ class ApiSurfaceTest {
     assertThat(unclassified).as("long parameters neither in MILLIS nor in NOT_A_TIME").isEmpty();
   }
 
-  /** The seven recipes: one shape (see docs/migration.md, "One shape for every recipe"). */
+  /**
+   * The seven recipes, and the mutex on Curator's semaphore layout: one shape (see
+   * docs/migration.md, "One shape for every recipe").
+   */
   private static final List<Class<?>> RECIPES =
       List.of(
           ReentrantMutex.class,
           NonReentrantMutex.class,
+          SemaphoreMutex.class,
           ReadWriteMutex.class,
           MultiMutex.class,
           KeyedLocks.class,

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * callbacks, on the caller's executor, never on ZooKeeper's event thread. Cancelling the future
  * withdraws the attempt; a grant that races the cancel is released, never leaked.
  */
-public final class Handles {
+public final class Handles implements HoldSource {
   private final AttemptFactory attempts;
   private final Supplier<List<Slot>> slots;
   private final Revocation revocation;
@@ -44,10 +44,11 @@ public final class Handles {
    * @param timeoutNanos the budget, or a negative value to wait as long as it takes
    * @return the hold, or null if the budget ran out (the attempt was withdrawn)
    */
+  @Override
   public LockHold hold(long timeoutNanos) throws InterruptedException {
     Budget budget = Budget.of(timeoutNanos, attempts.settings());
-    Attempt acquisition = start();
-    return Waits.await(acquisition, budget) ? register(acquisition) : null;
+    Attempt acquisition = take(budget);
+    return acquisition == null ? null : register(acquisition);
   }
 
   /**
@@ -56,6 +57,7 @@ public final class Handles {
    * @param timeoutNanos the budget, or a negative value for none
    * @param executor completes the future, so runs its dependent stages
    */
+  @Override
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
     Budget budget = Budget.of(timeoutNanos, attempts.settings());
     return Waits.<LockHold>async(
@@ -63,6 +65,7 @@ public final class Handles {
   }
 
   /** What the lock object's attempts share. */
+  @Override
   public LockSettings settings() {
     return attempts.settings();
   }
@@ -72,9 +75,28 @@ public final class Handles {
     return register(granted);
   }
 
+  @Override
+  public Attempt take(Budget budget) throws InterruptedException {
+    Attempt acquisition = start();
+    return Waits.await(acquisition, budget) ? acquisition : null;
+  }
+
+  @Override
+  public Attempt takeUninterruptibly() {
+    Attempt acquisition = start();
+    Waits.awaitUninterruptibly(acquisition);
+    return acquisition;
+  }
+
   /** Whether a handle of this lock object holds the lock. */
-  boolean any() {
+  @Override
+  public boolean any() {
     return live > 0;
+  }
+
+  @Override
+  public void close() {
+    attempts.close();
   }
 
   /** A handle was closed. */

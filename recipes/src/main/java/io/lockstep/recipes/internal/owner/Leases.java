@@ -45,7 +45,7 @@ import org.apache.zookeeper.KeeperException;
  * the mutex carries its acquisition on ({@link Observation}); the {@code locks} mutex is
  * unobserved.
  */
-public final class Leases {
+public final class Leases implements HoldSource {
   private final CuratorFramework client;
   private final String path;
   private final int maxLeases;
@@ -64,12 +64,13 @@ public final class Leases {
   /**
    * @param path the semaphore's path, checked by the caller
    * @param maxLeases at least 1, checked by the caller
+   * @param recipe the recipe's name, as observers and the Flight Recorder give it
    */
-  public Leases(CuratorFramework client, String path, int maxLeases) {
+  public Leases(CuratorFramework client, String path, int maxLeases, String recipe) {
     this.client = client;
     this.path = path;
     this.maxLeases = maxLeases;
-    this.leaseSettings = LockSettings.of(client, path, "CountingSemaphore");
+    this.leaseSettings = LockSettings.of(client, path, recipe);
     String leasesPath = ZKPaths.makePath(path, LeaseDriver.LEASES);
     String locksPath = ZKPaths.makePath(path, LeaseDriver.LOCKS);
     this.mutexSettings = LockSettings.unobserved(LockEngine.of(client), client, locksPath);
@@ -87,23 +88,60 @@ public final class Leases {
    * @throws InterruptedException if interrupted first (nothing is left behind)
    */
   public List<LockHold> acquire(int qty, long timeoutNanos) throws InterruptedException {
-    Budget budget = Budget.of(timeoutNanos, this::now);
+    return holds(attempts(qty, Budget.of(timeoutNanos, this::now)));
+  }
+
+  @Override
+  public LockHold hold(long timeoutNanos) throws InterruptedException {
+    List<LockHold> got = acquire(1, timeoutNanos);
+    return got.isEmpty() ? null : got.get(0);
+  }
+
+  /** One lease, kept by the caller (the hold of a lock object): not a handle of its own. */
+  @Override
+  public Attempt take(Budget budget) throws InterruptedException {
+    List<Attempt> got = attempts(1, budget);
+    return got.isEmpty() ? null : got.get(0);
+  }
+
+  @Override
+  public Attempt takeUninterruptibly() {
+    CompletableFuture<List<Attempt>> done = start(1, Budget.of(-1, this::now)).done();
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return done.get().get(0);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throw failure(e);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private List<Attempt> attempts(int qty, Budget budget) throws InterruptedException {
     LeaseRequest request = start(qty, budget);
     CompletableFuture<List<Attempt>> done = request.done();
     try {
       if (!budget.bounded()) {
-        return holds(done.get());
+        return done.get();
       }
       // The request's own timer ends it within the grace; this bound only guards a late timer.
-      return holds(done.get(budget.remainingNanos() + 2 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS));
+      return done.get(budget.remainingNanos() + 2 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS);
     } catch (TimeoutException lateTimer) {
       CompletableFuture<Void> cleanup = request.cancel();
-      List<LockHold> won = cleanup == null ? holdsIfGranted(done) : null;
+      List<Attempt> won = cleanup == null ? grantedIfAny(done) : null;
       return won == null ? List.of() : won;
     } catch (InterruptedException e) {
       CompletableFuture<Void> cleanup = request.cancel();
       if (cleanup == null) {
-        List<LockHold> won = holdsIfGranted(done); // ended first: a grant is kept
+        List<Attempt> won = grantedIfAny(done); // ended first: a grant is kept
         if (won != null) {
           Thread.currentThread().interrupt();
           return won;
@@ -113,14 +151,18 @@ public final class Leases {
       }
       throw e;
     } catch (ExecutionException e) {
-      Throwable cause = Retries.unwrap(e.getCause());
-      if (cause instanceof TimeoutException) {
+      if (Retries.unwrap(e.getCause()) instanceof TimeoutException) {
         return List.of();
       }
-      throw cause instanceof RuntimeException runtime
-          ? runtime
-          : new LockException("Semaphore " + path + ": " + cause, cause);
+      throw failure(e);
     }
+  }
+
+  private RuntimeException failure(ExecutionException e) {
+    Throwable cause = Retries.unwrap(e.getCause());
+    return cause instanceof RuntimeException runtime
+        ? runtime
+        : new LockException("Semaphore " + path + ": " + cause, cause);
   }
 
   /**
@@ -129,6 +171,7 @@ public final class Leases {
    *
    * @param timeoutNanos the budget, or a negative value for none
    */
+  @Override
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
     LeaseRequest request = start(1, Budget.of(timeoutNanos, this::now));
     CompletableFuture<LockHold> result =
@@ -153,8 +196,19 @@ public final class Leases {
    * Closes the semaphore object: no request starts from now on, and those still waiting are
    * withdrawn, failing with the same {@link IllegalStateException}. Idempotent.
    */
+  @Override
   public void close() {
     waiting.closeAll();
+  }
+
+  @Override
+  public LockSettings settings() {
+    return leaseSettings;
+  }
+
+  @Override
+  public boolean any() {
+    return handles.any();
   }
 
   private LeaseRequest start(int qty, Budget budget) {
@@ -280,10 +334,10 @@ public final class Leases {
     return List.copyOf(holds);
   }
 
-  /** The holds of a request that ended on its own while we cancelled, or null if it failed. */
-  private List<LockHold> holdsIfGranted(CompletableFuture<List<Attempt>> done) {
+  /** The grants of a request that ended on its own while we cancelled, or null if it failed. */
+  private static List<Attempt> grantedIfAny(CompletableFuture<List<Attempt>> done) {
     try {
-      return holds(done.get(4 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS));
+      return done.get(4 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return null;

@@ -11,28 +11,32 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One hold per lock object, owned by the object rather than a thread: the hold of {@link
- * NonReentrantMutex}. Any thread may release it. Threads of this process that share the object
- * queue for a local permit first, so the object never holds two leases (a thread whose hold was
- * lost cannot release a newer one by mistake).
+ * NonReentrantMutex} (from its queue) and of {@link SemaphoreMutex} (a lease of Curator's semaphore
+ * layout). Any thread may release it. Threads of this process that share the object queue for a
+ * local permit first, so the object never holds two leases (a thread whose hold was lost cannot
+ * release a newer one by mistake).
  */
 public final class ObjectOwnership implements Ownership {
-  private final AttemptFactory attempts;
-  private final List<Slot> slots;
-  private final Handles handles;
+  private final HoldSource source;
   private final Semaphore permit = new Semaphore(1, true);
   private final AtomicReference<Owned> held = new AtomicReference<>();
 
   private record Owned(Attempt acquisition, Thread acquirer) {}
 
-  public ObjectOwnership(AttemptFactory attempts, List<Slot> slots) {
-    this.attempts = attempts;
-    this.slots = List.copyOf(slots);
-    this.handles = new Handles(attempts, () -> this.slots, null);
+  /** The object's hold and its handles come from {@code source}. */
+  public ObjectOwnership(HoldSource source) {
+    this.source = source;
+  }
+
+  /** The object's hold and its handles queue in {@code slots}. */
+  public static ObjectOwnership ofQueues(AttemptFactory attempts, List<Slot> slots) {
+    List<Slot> fixed = List.copyOf(slots);
+    return new ObjectOwnership(new Handles(attempts, () -> fixed, null));
   }
 
   @Override
-  public Handles handles() {
-    return handles;
+  public HoldSource handles() {
+    return source;
   }
 
   /**
@@ -41,12 +45,8 @@ public final class ObjectOwnership implements Ownership {
    */
   @Override
   public boolean acquire(long timeoutNanos) throws InterruptedException {
-    Owned hold = held.get();
-    if (timeoutNanos < 0 && hold != null && hold.acquirer() == Thread.currentThread()) {
-      throw new IllegalMonitorStateException(
-          "The current thread already holds the non-reentrant lock "
-              + settings().description()
-              + "; acquiring it again would wait forever");
+    if (timeoutNanos < 0) {
+      checkNotOwnHold();
     }
     Budget budget = Budget.of(timeoutNanos, settings());
     if (timeoutNanos < 0) {
@@ -54,23 +54,28 @@ public final class ObjectOwnership implements Ownership {
     } else if (!permit.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS)) {
       return false;
     }
-    boolean acquired = false;
+    Attempt acquisition = null;
     try {
-      Attempt acquisition = attempts.start(slots, null);
-      acquired = Waits.await(acquisition, budget);
-      if (acquired) {
-        held.set(new Owned(acquisition, Thread.currentThread()));
-      }
-      return acquired;
+      acquisition = source.take(budget);
+      return acquisition != null;
     } finally {
-      if (!acquired) {
-        permit.release();
-      }
+      keepOrGiveBack(acquisition);
     }
   }
 
   @Override
   public void acquireUninterruptibly() {
+    checkNotOwnHold();
+    permit.acquireUninterruptibly();
+    Attempt acquisition = null;
+    try {
+      acquisition = source.takeUninterruptibly();
+    } finally {
+      keepOrGiveBack(acquisition);
+    }
+  }
+
+  private void checkNotOwnHold() {
     Owned hold = held.get();
     if (hold != null && hold.acquirer() == Thread.currentThread()) {
       throw new IllegalMonitorStateException(
@@ -78,17 +83,14 @@ public final class ObjectOwnership implements Ownership {
               + settings().description()
               + "; acquiring it again would wait forever");
     }
-    permit.acquireUninterruptibly();
-    boolean acquired = false;
-    try {
-      Attempt acquisition = attempts.start(slots, null);
-      Waits.awaitUninterruptibly(acquisition);
-      held.set(new Owned(acquisition, Thread.currentThread()));
-      acquired = true;
-    } finally {
-      if (!acquired) {
-        permit.release();
-      }
+  }
+
+  /** Keeps a granted attempt as the object's hold; without one, gives the permit back. */
+  private void keepOrGiveBack(Attempt granted) {
+    if (granted == null) {
+      permit.release();
+    } else {
+      held.set(new Owned(granted, Thread.currentThread()));
     }
   }
 
@@ -123,11 +125,11 @@ public final class ObjectOwnership implements Ownership {
 
   @Override
   public boolean isAcquiredInThisProcess() {
-    return held.get() != null || handles.any();
+    return held.get() != null || source.any();
   }
 
   @Override
   public void close() {
-    attempts.close();
+    source.close();
   }
 }

@@ -37,8 +37,8 @@ public interface Ownership {
     return handles().settings();
   }
 
-  /** The holds of this lock object owned by handles. */
-  Handles handles();
+  /** Where the holds of this lock object owned by handles come from. */
+  HoldSource handles();
 
   /**
    * Closes the lock object: no new hold starts (acquires throw {@link IllegalStateException});
