@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.Participant;
 import org.junit.jupiter.api.Test;
@@ -103,6 +105,58 @@ class LeaderLatchCompatTest {
     assertThat(ours.hasLeadership()).isFalse();
     curator.close();
     assertThat(ours.await(20, TimeUnit.SECONDS)).isTrue();
+    ours.close();
+  }
+
+  /**
+   * Curator's latch leads and ours waits; the server restarts within the session timeout. Curator's
+   * latch drops its leadership at SUSPENDED and queues again at RECONNECTED (a new node, behind
+   * ours), so ours may take over: at no sample do both believe they lead, and one leads after.
+   */
+  @Test
+  void aMixedFleet_throughAServerRestart_neverHasTwoLeaders_andElectsOneAfter() throws Exception {
+    String path = zk.path("latch");
+    org.apache.curator.framework.recipes.leader.LeaderLatch curator =
+        new org.apache.curator.framework.recipes.leader.LeaderLatch(
+            zk.newClient(), path, "curator");
+    curator.start();
+    assertThat(curator.await(10, TimeUnit.SECONDS)).isTrue();
+    LeaderLatch ours = new LeaderLatch(zk.newClient(), path, "ours");
+    ours.start();
+    await().until(() -> ours.getParticipants().size() == 2);
+    AtomicInteger samples = new AtomicInteger();
+    AtomicInteger bothLeading = new AtomicInteger();
+    AtomicBoolean sampling = new AtomicBoolean(true);
+    Thread sampler =
+        new Thread(
+            () -> {
+              while (sampling.get()) {
+                samples.incrementAndGet();
+                if (curator.hasLeadership() && ours.hasLeadership()) {
+                  bothLeading.incrementAndGet();
+                }
+                Thread.onSpinWait();
+              }
+            },
+            "leader-sampler");
+    sampler.start();
+
+    zk.server().restart();
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> curator.hasLeadership() ^ ours.hasLeadership());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> ours.getParticipants().size() == 2 && curator.getParticipants().size() == 2);
+    String leader = curator.hasLeadership() ? "curator" : "ours";
+    assertThat(ours.getLeader().getId()).isEqualTo(leader);
+    assertThat(curator.getLeader().getId()).isEqualTo(leader);
+    sampling.set(false);
+    sampler.join();
+    assertThat(samples.get()).isPositive();
+    assertThat(bothLeading.get()).as("samples at which both latches led").isZero();
+    curator.close();
     ours.close();
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.ZooKeeperExtension;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -101,6 +102,45 @@ class LeaderSelectorCompatTest {
     assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("curator");
     curator.close();
     assertThat(led).isEmpty();
+  }
+
+  /**
+   * A server restart within the session timeout, with Curator's selector leading and ours queued:
+   * the adapter interrupts Curator's leader at SUSPENDED, it steps down and queues again; one of
+   * them leads after, and never two at once (the {@code leading} count the leaders keep).
+   */
+  @Test
+  void aMixedFleet_throughAServerRestart_neverHasTwoLeaders_andOneLeadsAfter() throws Exception {
+    String path = zk.path("leader");
+    Leader curatorSide = new Leader("curator", led, leading);
+    Leader ourSide = new Leader("ours", led, leading);
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, curatorSide);
+    curator.setId("curator");
+    curator.autoRequeue();
+    curator.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("curator");
+    LeaderSelector ours = new LeaderSelector(zk.newClient(), path, ourSide);
+    ours.setId("ours");
+    ours.autoRequeue();
+    ours.start();
+    await().until(() -> ours.getParticipants().size() == 2);
+
+    zk.server().restart();
+
+    assertThat(curatorSide.interrupted.await(20, TimeUnit.SECONDS)).isTrue();
+    String next = led.poll(30, TimeUnit.SECONDS);
+    assertThat(next).isIn("curator", "ours");
+    await().atMost(Duration.ofSeconds(30)).until(() -> leading.get() == 1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> ours.getParticipants().size() == 2 && curator.getParticipants().size() == 2);
+    assertThat(ours.getLeader().getId()).isEqualTo(next);
+    assertThat(curator.getLeader().getId()).isEqualTo(next);
+    assertThat(led).noneMatch(name -> name.contains("two leaders"));
+    ours.close();
+    curator.close();
   }
 
   @Test

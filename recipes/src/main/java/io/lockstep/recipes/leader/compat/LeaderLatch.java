@@ -6,6 +6,7 @@ import io.lockstep.recipes.leader.Leadership;
 import io.lockstep.recipes.leader.LeadershipListener;
 import java.io.Closeable;
 import java.io.EOFException;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -135,10 +136,12 @@ public final class LeaderLatch implements Closeable {
   /**
    * Leaves the election, telling listeners as the constructor's close mode says.
    *
+   * @throws IOException never: declared as Curator's {@code close()} declares it, so that code
+   *     catching it compiles unchanged
    * @throws IllegalStateException if not started, or closed already
    */
   @Override
-  public void close() {
+  public void close() throws IOException {
     close(closeMode);
   }
 
@@ -148,9 +151,10 @@ public final class LeaderLatch implements Closeable {
    *
    * @param closeMode what to tell listeners
    * @throws NullPointerException if {@code closeMode} is null
+   * @throws IOException never: declared as Curator's {@code close(CloseMode)} declares it
    * @throws IllegalStateException if not started, or closed already
    */
-  public void close(CloseMode closeMode) {
+  public void close(CloseMode closeMode) throws IOException {
     Objects.requireNonNull(closeMode, "closeMode");
     if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
       throw new IllegalStateException("Already closed or has not been started");
