@@ -160,6 +160,55 @@ class LeaderLatchCompatTest {
     ours.close();
   }
 
+  /** As Curator's {@code testNoServerAtStart}: a latch started while the server is down leads. */
+  @Test
+  void startedWhileTheServerIsDown_leadsOnceItIsBack() throws Exception {
+    LeaderLatch ours = new LeaderLatch(zk.newClient(), zk.path("latch"), "ours");
+    zk.server().stop();
+    try {
+      ours.start();
+      assertThat(ours.await(300, TimeUnit.MILLISECONDS)).isFalse();
+    } finally {
+      zk.server().restart();
+    }
+
+    assertThat(ours.await(30, TimeUnit.SECONDS)).isTrue();
+    ours.close();
+  }
+
+  /**
+   * As Curator's {@code testProperCloseWithoutConnectionEstablished}: a close while the server is
+   * down returns, and the latch's node is gone once the server is back.
+   */
+  @Test
+  void closedWhileTheServerIsDown_returns_andItsNodeGoesWhenTheServerIsBack() throws Exception {
+    String path = zk.path("latch");
+    LeaderLatch ours = new LeaderLatch(zk.newClient(), path, "ours");
+    ours.start();
+    assertThat(ours.await(10, TimeUnit.SECONDS)).isTrue();
+    zk.server().stop();
+    try {
+      CompletableFuture<Void> closing =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  ours.close();
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              });
+      closing.get(30, TimeUnit.SECONDS);
+      assertThat(ours.hasLeadership()).isFalse();
+    } finally {
+      zk.server().restart();
+    }
+
+    var admin = zk.newClient();
+    await()
+        .atMost(Duration.ofSeconds(40))
+        .until(() -> ZooKeeperExtension.childrenOrNone(admin, path).isEmpty());
+  }
+
   @Test
   void listeners_hearIsLeader_andNotLeaderAtACloseThatNotifies() throws Exception {
     LeaderLatch latch =

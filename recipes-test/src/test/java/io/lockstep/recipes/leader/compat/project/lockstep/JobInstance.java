@@ -25,6 +25,7 @@ import org.apache.curator.framework.recipes.leader.Participant;
 public final class JobInstance implements Closeable {
   private static final Logger log = Logger.getLogger(JobInstance.class.getName());
 
+  private final CuratorFramework client;
   private final String instanceId;
   private final LeaderLatch shardingLatch;
   private final LeaderSelector runner;
@@ -34,6 +35,7 @@ public final class JobInstance implements Closeable {
   private volatile boolean toldShardingLeader;
 
   public JobInstance(CuratorFramework client, String jobPath, String instanceId) {
+    this.client = client;
     this.instanceId = instanceId;
     this.shardingLatch = new LeaderLatch(client, jobPath + "/sharding", instanceId);
     this.shardingLatch.addListener(
@@ -80,6 +82,15 @@ public final class JobInstance implements Closeable {
       Thread.currentThread().interrupt();
     } finally {
       running.decrementAndGet();
+    }
+  }
+
+  /** Runs {@code task} once this instance leads {@code key}, then leaves: a one-off election. */
+  public void executeInLeader(String key, Runnable task) throws Exception {
+    try (LeaderLatch latch = new LeaderLatch(client, key)) {
+      latch.start();
+      latch.await();
+      task.run();
     }
   }
 

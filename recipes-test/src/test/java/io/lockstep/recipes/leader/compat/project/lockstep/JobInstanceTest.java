@@ -8,6 +8,9 @@ import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,6 +62,43 @@ class JobInstanceTest {
       assertThat(instance.shardingLeaderId()).isEqualTo("a");
       assertThat(instance.runnerLeaderId()).isEqualTo(runners().get(0).instanceId());
     }
+  }
+
+  @Test
+  void executeInLeader_runsEachInstancesTask_oneAtATime() throws Exception {
+    JobInstance first = start("a");
+    JobInstance second = start("b");
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger mostInside = new AtomicInteger();
+    AtomicInteger done = new AtomicInteger();
+    Runnable task =
+        () -> {
+          mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+          try {
+            Thread.sleep(50);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          inside.decrementAndGet();
+          done.incrementAndGet();
+        };
+    String key = zk.path("jobs/billing/once");
+    CompletableFuture<Void> a =
+        CompletableFuture.runAsync(
+            () -> {
+              try {
+                first.executeInLeader(key, task);
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    second.executeInLeader(key, task);
+    a.get(30, TimeUnit.SECONDS);
+
+    assertThat(done.get()).isEqualTo(2);
+    assertThat(mostInside.get()).isEqualTo(1);
+    CuratorFramework admin = zk.newClient();
+    await().until(() -> ZooKeeperExtension.childrenOrNone(admin, key).isEmpty());
   }
 
   @Test
