@@ -1,7 +1,7 @@
 package io.lockstep.bench;
 
 import io.lockstep.bench.ContentionScenario.ClientMode;
-import io.lockstep.testing.TcpProxy;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.Locale;
 

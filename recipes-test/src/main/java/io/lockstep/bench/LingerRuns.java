@@ -1,7 +1,7 @@
 package io.lockstep.bench;
 
 import io.lockstep.recipes.locks.ReentrantMutex;
-import io.lockstep.testing.TcpProxy;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.lockstep.bench;
 
-import io.lockstep.testing.ServerStats;
+import io.lockstep.testkit.internal.ServerStats;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

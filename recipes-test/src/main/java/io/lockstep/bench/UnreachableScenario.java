@@ -10,7 +10,7 @@ import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.recipes.spring.LockstepLock;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import io.lockstep.testing.Library;
-import io.lockstep.testing.TcpProxy;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -10,7 +10,7 @@ import io.lockstep.testing.FencedStore;
 import io.lockstep.testing.Guard;
 import io.lockstep.testing.HoldListener;
 import io.lockstep.testing.Library;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -9,7 +9,7 @@ import io.lockstep.testing.Guard;
 import io.lockstep.testing.HoldListener;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.LockPart;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -5,7 +5,7 @@ import io.lockstep.recipes.leader.Leadership;
 import io.lockstep.recipes.leader.LeadershipListener;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.LockPart;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -6,7 +6,7 @@ import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockUnreachableException;
 import io.lockstep.testing.LockPart;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -8,7 +8,7 @@ import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.LockPart;
 import io.lockstep.testing.Recipe;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

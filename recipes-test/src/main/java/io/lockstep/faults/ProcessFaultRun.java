@@ -1,6 +1,6 @@
 package io.lockstep.faults;
 
-import io.lockstep.testing.ServerStats;
+import io.lockstep.testkit.internal.ServerStats;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.lockstep.testing;
 
+import io.lockstep.testkit.internal.ServerStats;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;

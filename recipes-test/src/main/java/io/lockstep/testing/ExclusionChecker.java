@@ -1,5 +1,6 @@
 package io.lockstep.testing;
 
+import io.lockstep.testkit.internal.Sessions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

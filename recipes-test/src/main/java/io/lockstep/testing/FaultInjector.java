@@ -1,5 +1,7 @@
 package io.lockstep.testing;
 
+import io.lockstep.testkit.internal.Links;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.lockstep.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.testkit.internal.ServerStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

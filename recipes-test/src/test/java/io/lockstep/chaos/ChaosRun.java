@@ -6,9 +6,9 @@ import io.lockstep.testing.Ensemble;
 import io.lockstep.testing.ExclusionChecker;
 import io.lockstep.testing.FaultInjector;
 import io.lockstep.testing.FencedStore;
-import io.lockstep.testing.Links;
-import io.lockstep.testing.ServerStats;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Links;
+import io.lockstep.testkit.internal.ServerStats;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -124,7 +124,7 @@ final class ChaosRun implements AutoCloseable {
     admin.create().creatingParentsIfNeeded().forPath(ElectionWorkload.DATA_NODE, new byte[8]);
     checker.capacity(SemaphoreOps.PATH, SemaphoreOps.MAX_LEASES);
     for (int i = 0; i < config.clients(); i++) {
-      Links links = Links.to(ensemble);
+      Links links = Links.to(ensemble.servers());
       clients.add(new Client(i, links, ensemble.newClient(links.connectString())));
     }
 

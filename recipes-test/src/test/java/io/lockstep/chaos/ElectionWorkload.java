@@ -8,7 +8,7 @@ import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.ExclusionChecker;
 import io.lockstep.testing.FencedStore;
 import io.lockstep.testing.LockPart;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;

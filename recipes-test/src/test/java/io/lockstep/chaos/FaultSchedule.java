@@ -1,7 +1,7 @@
 package io.lockstep.chaos;
 
 import io.lockstep.testing.FaultInjector;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;

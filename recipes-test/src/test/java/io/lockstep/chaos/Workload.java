@@ -12,7 +12,7 @@ import io.lockstep.testing.HoldListener;
 import io.lockstep.testing.Library;
 import io.lockstep.testing.LockPart;
 import io.lockstep.testing.Recipe;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;

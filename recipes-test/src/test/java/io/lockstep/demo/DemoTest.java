@@ -7,7 +7,7 @@ import io.lockstep.recipes.locks.NonReentrantMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.recipes.micrometer.LockstepMetrics;
 import io.lockstep.testing.Ensemble;
-import io.lockstep.testing.Sessions;
+import io.lockstep.testkit.internal.Sessions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.testing.TcpProxy;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

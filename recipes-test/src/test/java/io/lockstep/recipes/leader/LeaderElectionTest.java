@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.LockThread;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.lockstep.testing.Sessions;
-import io.lockstep.testing.TcpProxy;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

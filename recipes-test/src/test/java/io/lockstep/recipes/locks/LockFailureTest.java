@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lockstep.testing.LockThread;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.time.Duration;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.Leadership;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.LockThread;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

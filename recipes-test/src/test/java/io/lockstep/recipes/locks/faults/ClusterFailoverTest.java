@@ -7,7 +7,7 @@ import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockUnreachableException;
 import io.lockstep.testing.LockThread;
-import io.lockstep.testing.ServerStats;
+import io.lockstep.testkit.internal.ServerStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

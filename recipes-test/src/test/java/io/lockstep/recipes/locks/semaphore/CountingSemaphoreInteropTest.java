@@ -209,7 +209,7 @@ class CountingSemaphoreInteropTest {
     }
     // create, the read behind it, the delete: the "wait" verdict withdraws before any watch
     assertThat(zk.requestsSoFar(client) - before).isEqualTo(3L * 5);
-    assertThat(zk.stats().watchedPaths(io.lockstep.testing.Sessions.id(client))).isEmpty();
+    assertThat(zk.stats().watchedPaths(io.lockstep.testkit.internal.Sessions.id(client))).isEmpty();
     held.close();
   }
 

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lockstep.recipes.locks.CountingSemaphore;
 import io.lockstep.recipes.locks.LockHold;
-import io.lockstep.testing.Sessions;
-import io.lockstep.testing.TcpProxy;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.CountingSemaphore;
 import io.lockstep.recipes.locks.LockHold;
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

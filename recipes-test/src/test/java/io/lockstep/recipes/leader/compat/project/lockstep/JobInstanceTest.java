@@ -3,8 +3,8 @@ package io.lockstep.recipes.leader.compat.project.lockstep;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.lockstep.testing.Sessions;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

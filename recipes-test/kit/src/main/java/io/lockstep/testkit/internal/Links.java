@@ -1,4 +1,4 @@
-package io.lockstep.testing;
+package io.lockstep.testkit.internal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,8 +6,9 @@ import java.util.stream.Collectors;
 import org.apache.curator.test.InstanceSpec;
 
 /**
- * One client's network links to every server of an embedded ensemble: a {@link TcpProxy} per
- * server, so that faults hit this client alone. Give the client {@link #connectString()}.
+ * One client's network links to every server of an embedded server or ensemble: a {@link TcpProxy}
+ * per server, so that faults hit the clients of these links alone. Give the client {@link
+ * #connectString()}. Not API: the test kit's own, and Lockstep's tests'.
  */
 public final class Links implements AutoCloseable {
   private final List<TcpProxy> proxies;
@@ -16,11 +17,11 @@ public final class Links implements AutoCloseable {
     this.proxies = List.copyOf(proxies);
   }
 
-  /** Starts a proxy to each server of {@code ensemble}. */
-  public static Links to(Ensemble ensemble) {
+  /** Starts a proxy to each of {@code servers}. */
+  public static Links to(List<InstanceSpec> servers) {
     List<TcpProxy> proxies = new ArrayList<>();
     try {
-      for (InstanceSpec server : ensemble.servers()) {
+      for (InstanceSpec server : servers) {
         proxies.add(TcpProxy.start("127.0.0.1", server.getPort()));
       }
     } catch (RuntimeException e) {
@@ -28,6 +29,18 @@ public final class Links implements AutoCloseable {
       throw e;
     }
     return new Links(proxies);
+  }
+
+  /** Whether a client connected through {@code connectString} talks through one of these links. */
+  public boolean carries(String connectString) {
+    for (String server : connectString.split(",")) {
+      for (TcpProxy proxy : proxies) {
+        if (server.trim().endsWith(":" + proxy.port())) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The connect string that reaches every server through these links. */

@@ -1,5 +1,6 @@
-package io.lockstep.testing;
+package io.lockstep.testkit.internal;
 
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,9 +10,15 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
-/** A client's ZooKeeper session: its id, and real, server-side expiry of it. */
+/**
+ * A client's ZooKeeper session: its id, and real, server-side expiry of it. Not API: the test kit's
+ * own, and Lockstep's tests'.
+ */
 public final class Sessions {
   private static final int ATTACH_SECONDS = 10;
+
+  /** ZooKeeper's server derives a session's password from its id and this (ZooKeeperServer). */
+  private static final long SERVER_SECRET = 0XB3415C00L;
 
   private Sessions() {}
 
@@ -30,6 +37,24 @@ public final class Sessions {
   public static long expire(CuratorFramework client, String connectString) throws Exception {
     ZooKeeper victim = client.getZookeeperClient().getZooKeeper();
     long session = victim.getSessionId();
+    expire(session, victim.getSessionPasswd(), connectString);
+    return session;
+  }
+
+  /**
+   * Expires session {@code session} on the server, knowing only its id: the password is the one a
+   * ZooKeeper server derives from the id ({@code ZooKeeperServer.generatePasswd}), which holds for
+   * the embedded test servers this is for.
+   *
+   * @throws IllegalStateException if no server could be reached within 10 seconds
+   */
+  public static void expire(long session, String connectString) throws Exception {
+    byte[] password = new byte[16];
+    new Random(session ^ SERVER_SECRET).nextBytes(password);
+    expire(session, password, connectString);
+  }
+
+  private static void expire(long session, byte[] password, String connectString) throws Exception {
     CountDownLatch attached = new CountDownLatch(1);
     ZooKeeper killer =
         new ZooKeeper(
@@ -41,7 +66,7 @@ public final class Sessions {
               }
             },
             session,
-            victim.getSessionPasswd());
+            password);
     try {
       if (!attached.await(ATTACH_SECONDS, TimeUnit.SECONDS)) {
         throw new IllegalStateException("could not attach to the session to expire it");
@@ -49,7 +74,6 @@ public final class Sessions {
     } finally {
       killer.close();
     }
-    return session;
   }
 
   /** Hears that a session ended. */

@@ -1,4 +1,4 @@
-package io.lockstep.testing;
+package io.lockstep.testkit.internal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
