@@ -57,7 +57,9 @@ enum Dialect {
   String createTable(String table) {
     String columns = " (resource VARCHAR(255) NOT NULL PRIMARY KEY, fencing_token BIGINT NOT NULL)";
     return switch (this) {
-      case POSTGRESQL, MYSQL, H2 -> "CREATE TABLE IF NOT EXISTS " + table + columns;
+      case POSTGRESQL, H2 -> "CREATE TABLE IF NOT EXISTS " + table + columns;
+      // the fence needs row locks and transactions: InnoDB, whatever the server's default engine
+      case MYSQL -> "CREATE TABLE IF NOT EXISTS " + table + columns + " ENGINE=InnoDB";
       case GENERIC -> "CREATE TABLE " + table + columns;
     };
   }

@@ -24,7 +24,8 @@ import javax.sql.DataSource;
  * a write of a stale holder never commits, and a rolled-back admission leaves no trace. The row
  * stays locked until the transaction ends, so transactions that admit tokens for one resource
  * commit one after another, in the order of their tokens; those of different resources do not wait
- * for each other. Use one resource name per lock: the lock's path, or a name that maps to one lock.
+ * for each other. Use one resource name per lock: the lock's path, or a name that maps to one lock
+ * (tokens are comparable only between holders of one lock).
  *
  * <p><b>Usage.</b> Admit first, then write, then commit; on any failure, roll back:
  *
@@ -38,13 +39,13 @@ import javax.sql.DataSource;
  * import javax.sql.DataSource;
  *
  * DataSource dataSource = ...; // the application's database
- * FencedLock lock = ...; // any of Lockstep's locks, on /locks/orders/17
+ * FencedLock lock = ...; // any of Lockstep's locks: this one on /locks/orders/17
  * JdbcFence fence = JdbcFence.of(dataSource);
  * try (LockHold hold = lock.hold();
  *     Connection connection = dataSource.getConnection()) {
  *   connection.setAutoCommit(false);
  *   try {
- *     fence.admit(connection, "orders/17", hold); // refused if a newer holder wrote
+ *     fence.admit(connection, "/locks/orders/17", hold); // refused if a newer holder wrote
  *     try (PreparedStatement update =
  *         connection.prepareStatement("UPDATE orders SET state = ? WHERE id = ?")) {
  *       update.setString(1, "paid");
