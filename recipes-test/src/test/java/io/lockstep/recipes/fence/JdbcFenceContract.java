@@ -470,6 +470,8 @@ abstract class JdbcFenceContract {
   boolean write(String state, long token, Duration before, int heldMillis) throws Exception {
     try (Connection connection = transaction()) {
       try {
+        // the sleeps wait for nothing: they shuffle the writers' timing (which admits first, how
+        // long each holds the row) so that commits come in a random order of tokens
         Thread.sleep(before.toMillis());
         fence.admit(connection, RESOURCE, token);
         update(connection, state, token);

@@ -10,8 +10,8 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterEach;
 
 /**
- * {@link JdbcFence} on H2, in memory: a database per test. H2 waits for a row lock for one second
- * by default; the tests' writers may queue longer, so the lock timeout is ten.
+ * {@link JdbcFence} on H2, in memory: a database per test. H2 waits for a row lock for two seconds
+ * by default; the tests' writers may queue longer on a busy machine, so the lock timeout is ten.
  */
 class JdbcFenceH2Test extends JdbcFenceContract {
   private static final AtomicInteger databaseNumber = new AtomicInteger();
