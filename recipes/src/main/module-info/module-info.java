@@ -10,6 +10,8 @@ module io.lockstep.recipes {
   requires transitive curator.client;
   requires transitive zookeeper;
   requires org.slf4j;
+  // the fence's API names java.sql's Connection and javax.sql's DataSource
+  requires transitive java.sql;
   requires static jdk.jfr;
   requires static spring.integration.core;
   requires static micrometer.core;
@@ -22,6 +24,7 @@ module io.lockstep.recipes {
   requires static spring.boot.actuator.autoconfigure;
 
   exports io.lockstep.recipes.locks;
+  exports io.lockstep.recipes.fence;
   exports io.lockstep.recipes.leader;
   exports io.lockstep.recipes.leader.compat;
   exports io.lockstep.recipes.spring;

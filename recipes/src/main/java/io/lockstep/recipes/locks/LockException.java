@@ -8,6 +8,10 @@ package io.lockstep.recipes.locks;
  * <p>The message names the lock path; the cause, when there is one, is the {@link
  * org.apache.zookeeper.KeeperException} that ZooKeeper reported. When an acquire throws this
  * exception, the caller does not hold the lock and no node of the attempt is left behind.
+ *
+ * <p>One subclass is no ZooKeeper failure: {@link
+ * io.lockstep.recipes.fence.StaleFencingTokenException}, a guarded resource's refusal of a stale
+ * holder's fencing token.
  */
 public class LockException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -31,6 +31,7 @@ class ApiSurfaceTest {
   static final Set<String> EXPORTED =
       Set.of(
           "io.lockstep.recipes.locks",
+          "io.lockstep.recipes.fence",
           "io.lockstep.recipes.leader",
           "io.lockstep.recipes.leader.compat",
           "io.lockstep.recipes.spring",
@@ -48,6 +49,7 @@ class ApiSurfaceTest {
           "CountingSemaphore$Builder",
           "EnableLockstepLocking",
           "FencedLock",
+          "JdbcFence",
           "KeyLayout",
           "KeyedLocks",
           "KeyedLocks$Builder",
@@ -117,7 +119,8 @@ class ApiSurfaceTest {
           "ReentrantMutex",
           "ReentrantMutex$Builder",
           "SemaphoreMutex",
-          "SemaphoreMutex$Builder");
+          "SemaphoreMutex$Builder",
+          "StaleFencingTokenException");
 
   @Test
   void thePublicTypesOfTheExportedPackages_areExactlyTheApi() throws Exception {
@@ -135,7 +138,11 @@ class ApiSurfaceTest {
 
   /** Methods of the API whose {@code long} parameter is no time (a fencing token). */
   private static final Set<String> NOT_A_TIME =
-      Set.of("LockObserver.attemptEnded", "LockObserver.stateChanged", "LockObserver.released");
+      Set.of(
+          "LockObserver.attemptEnded",
+          "LockObserver.stateChanged",
+          "LockObserver.released",
+          "JdbcFence.admit");
 
   /**
    * Every public method of the API that takes a time as {@code (long, TimeUnit)} or as a bare

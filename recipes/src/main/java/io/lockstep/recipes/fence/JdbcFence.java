@@ -1,0 +1,438 @@
+package io.lockstep.recipes.fence;
+
+import io.lockstep.recipes.locks.LockHold;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * The database's half of fencing: admits a lock holder's fencing token inside the holder's own JDBC
+ * transaction, and refuses a token older than one admitted before for the same resource.
+ *
+ * <p><b>Admitted.</b> A table (by default {@code lockstep_fence}) keeps, per resource, the greatest
+ * token admitted so far. {@link #admit(Connection, String, long)} runs in the caller's transaction:
+ * it locks the resource's row, and admits the token if no greater one was admitted before (an equal
+ * one is admitted again: the same holder writing twice), or throws {@link
+ * StaleFencingTokenException}. The admission commits or rolls back with the caller's own writes, so
+ * a write of a stale holder never commits, and a rolled-back admission leaves no trace. The row
+ * stays locked until the transaction ends, so transactions that admit tokens for one resource
+ * commit one after another, in the order of their tokens; those of different resources do not wait
+ * for each other. Use one resource name per lock: the lock's path, or a name that maps to one lock
+ * (tokens are comparable only between holders of one lock).
+ *
+ * <p><b>Usage.</b> Admit first, then write, then commit; on any failure, roll back:
+ *
+ * <pre>{@code
+ * import io.lockstep.recipes.fence.JdbcFence;
+ * import io.lockstep.recipes.locks.FencedLock;
+ * import io.lockstep.recipes.locks.LockHold;
+ * import java.sql.Connection;
+ * import java.sql.PreparedStatement;
+ * import java.sql.SQLException;
+ * import javax.sql.DataSource;
+ *
+ * DataSource dataSource = ...; // the application's database
+ * FencedLock lock = ...; // any of Lockstep's locks: this one on /locks/orders/17
+ * JdbcFence fence = JdbcFence.of(dataSource);
+ * try (LockHold hold = lock.hold();
+ *     Connection connection = dataSource.getConnection()) {
+ *   connection.setAutoCommit(false);
+ *   try {
+ *     fence.admit(connection, "/locks/orders/17", hold); // refused if a newer holder wrote
+ *     try (PreparedStatement update =
+ *         connection.prepareStatement("UPDATE orders SET state = ? WHERE id = ?")) {
+ *       update.setString(1, "paid");
+ *       update.setLong(2, 17);
+ *       update.executeUpdate();
+ *     }
+ *     connection.commit();
+ *   } catch (SQLException | RuntimeException e) {
+ *     connection.rollback();
+ *     throw e;
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p><b>Databases.</b> The dialect is told by {@code DatabaseMetaData.getDatabaseProductName()} at
+ * first use: PostgreSQL (one {@code INSERT ... ON CONFLICT} statement), MySQL and MariaDB ({@code
+ * INSERT ... ON DUPLICATE KEY UPDATE}, then a locking read), H2, and any other database that knows
+ * {@code SELECT ... FOR UPDATE} and savepoints (a locking read, then {@code UPDATE} or {@code
+ * INSERT}). A first admission racing another for a new resource never surfaces as a duplicate key.
+ *
+ * <p><b>Failures.</b> A stale token throws {@link StaleFencingTokenException}, having written
+ * nothing. Database failures (no table, a lock wait timed out, a deadlock, a serialization failure
+ * under {@code REPEATABLE READ} or {@code SERIALIZABLE} isolation when another transaction admitted
+ * for the same resource meanwhile) throw the driver's {@link SQLException}, unwrapped, as the
+ * caller's own statements do: roll back, and retry the transaction if its SQLState says so. No
+ * method commits, rolls back or changes the caller's connection.
+ *
+ * <p><b>Limits.</b> Only writes made in a transaction that admitted the token are fenced; a write
+ * made outside one is not. Resource names are at most 255 characters in the table's default DDL
+ * (docs/fencing.md has the DDL per database). A JdbcFence holds no connection and no state but the
+ * dialect: make one per table and share it.
+ */
+public final class JdbcFence {
+  /*
+   * Algorithm notes: the table has one row per resource, holding the greatest token admitted.
+   * Invariants: a row's token only grows; an admission holds the row's lock until the caller's
+   * transaction ends, so the admissions of one resource are serialised by the database, and a
+   * transaction that admitted token t commits before any transaction that then reads the row (and
+   * so before any later admission, of a token >= t). An admission is:
+   *   lock the row (creating it with our token if there is none);
+   *   if the row's token > ours: refuse, the token unchanged;
+   *   else set it to ours (unchanged if equal).
+   * The dialects differ only in how the row is locked and created without a duplicate-key error
+   * reaching the caller (see Dialect). The SQL names the table as given, unquoted, so it is folded
+   * to the database's case like the DDL that created it.
+   */
+
+  /** The default table: {@value}. */
+  public static final String DEFAULT_TABLE = "lockstep_fence";
+
+  /**
+   * A plain SQL identifier, optionally qualified by a schema: nothing to quote, nothing to inject.
+   */
+  private static final Pattern TABLE =
+      Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+  private final DataSource dataSource;
+  private final String table;
+
+  /**
+   * The database's dialect: null until the first use, which reads it from a connection's metadata
+   * (two first uses at once both read it, to the same value).
+   */
+  private volatile Dialect dialect;
+
+  private JdbcFence(DataSource dataSource, String table) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.table = checkTable(table);
+  }
+
+  /**
+   * A fence on the default table, {@value #DEFAULT_TABLE}. Nothing is sent to the database until
+   * the first use.
+   *
+   * @param dataSource the database of the guarded data: {@link #createTableIfMissing()} and {@link
+   *     #highestAdmitted(String)} take their connections from it
+   * @return the fence
+   * @throws NullPointerException if {@code dataSource} is null
+   */
+  public static JdbcFence of(DataSource dataSource) {
+    return new JdbcFence(dataSource, DEFAULT_TABLE);
+  }
+
+  /**
+   * A fence on a table of the caller's naming, with the default table's columns (see
+   * docs/fencing.md). Nothing is sent to the database until the first use.
+   *
+   * @param dataSource the database of the guarded data
+   * @param table the table's name: a plain SQL identifier (letters, digits and underscores, not
+   *     starting with a digit, at most 63 characters), optionally qualified by a schema ({@code
+   *     billing.fence}); it is not quoted, so the database folds its case as in unquoted DDL
+   * @return the fence
+   * @throws NullPointerException if {@code dataSource} or {@code table} is null
+   * @throws IllegalArgumentException if {@code table} is not such a name
+   */
+  public static JdbcFence of(DataSource dataSource, String table) {
+    return new JdbcFence(dataSource, table);
+  }
+
+  /**
+   * Creates the table unless it exists, on a connection of its own in auto-commit mode. Calling it
+   * again, or from several processes at once, is harmless. Teams that manage their schema with
+   * migrations (Flyway, Liquibase) create the table there instead, with the DDL of docs/fencing.md.
+   *
+   * @throws SQLException if the table could not be created and does not exist
+   */
+  public void createTableIfMissing() throws SQLException {
+    try (Connection connection = dataSource.getConnection()) {
+      Dialect dialect = dialect(connection);
+      boolean autoCommit = connection.getAutoCommit();
+      if (!autoCommit) {
+        connection.setAutoCommit(true);
+      }
+      try (Statement statement = connection.createStatement()) {
+        statement.execute(dialect.createTable(table));
+      } catch (SQLException failed) {
+        // created meanwhile by another process (a plain CREATE TABLE, or PostgreSQL's race of two
+        // CREATE TABLE IF NOT EXISTS on its catalogue): the table is there, which is all we want
+        if (!tableExists(connection)) {
+          throw failed;
+        }
+      } finally {
+        if (!autoCommit) {
+          connection.setAutoCommit(false);
+        }
+      }
+    }
+  }
+
+  /**
+   * Admits {@code token} as the newest fencing token of {@code resource}, in the caller's
+   * transaction, or refuses it because a greater token was admitted before. An equal token is
+   * admitted again. The resource's row stays locked until the transaction ends: a concurrent
+   * admission for the same resource waits for it (within the database's lock timeout). This method
+   * never commits, rolls back or changes the connection's auto-commit mode.
+   *
+   * @param connection the caller's connection, in a transaction (auto-commit off)
+   * @param resource the guarded resource's name: one name per lock, not blank
+   * @param token the holder's fencing token ({@link LockHold#fencingToken()}), at least 1 (tokens
+   *     are ZooKeeper zxids, which start at 1)
+   * @throws NullPointerException if {@code connection} or {@code resource} is null
+   * @throws IllegalArgumentException if {@code resource} is blank, {@code token} is below 1, or the
+   *     connection is in auto-commit mode (nothing is written then)
+   * @throws StaleFencingTokenException if a greater token was admitted for {@code resource}: the
+   *     caller's hold is stale; nothing was written, roll the transaction back
+   * @throws SQLException if the database fails (the table is missing, a lock wait timed out, a
+   *     serialization failure): roll the transaction back
+   */
+  public void admit(Connection connection, String resource, long token) throws SQLException {
+    Objects.requireNonNull(connection, "connection");
+    checkResource(resource);
+    if (token < 1) {
+      throw new IllegalArgumentException("token must be at least 1: " + token);
+    }
+    if (connection.getAutoCommit()) {
+      throw new IllegalArgumentException(
+          "connection is in auto-commit mode: admit joins the caller's transaction, so turn"
+              + " auto-commit off first (connection.setAutoCommit(false))");
+    }
+    Dialect dialect = dialect(connection);
+    switch (dialect) {
+      case POSTGRESQL -> admitPostgres(connection, resource, token);
+      case MYSQL -> admitMysql(connection, resource, token);
+      case H2, GENERIC -> admitGeneric(connection, resource, token);
+    }
+  }
+
+  /**
+   * Admits the fencing token of {@code hold}: {@link #admit(Connection, String, long)} with {@link
+   * LockHold#fencingToken()}, and everything it says.
+   *
+   * @param connection the caller's connection, in a transaction (auto-commit off)
+   * @param resource the guarded resource's name: one name per lock, not blank
+   * @param hold the caller's hold of the resource's lock
+   * @throws NullPointerException if {@code connection}, {@code resource} or {@code hold} is null
+   * @throws IllegalArgumentException if {@code resource} is blank, or the connection is in
+   *     auto-commit mode
+   * @throws io.lockstep.recipes.locks.LockOwnershipLostException if the hold is already known to be
+   *     lost (nothing is sent to the database then)
+   * @throws IllegalStateException if the hold was closed
+   * @throws io.lockstep.recipes.locks.LockException if the hold hands off locally and its token
+   *     could not be had (see {@link LockHold#fencingToken()})
+   * @throws StaleFencingTokenException if a greater token was admitted for {@code resource}
+   * @throws SQLException if the database fails: roll the transaction back
+   */
+  public void admit(Connection connection, String resource, LockHold hold) throws SQLException {
+    Objects.requireNonNull(connection, "connection");
+    checkResource(resource);
+    Objects.requireNonNull(hold, "hold");
+    admit(connection, resource, hold.fencingToken());
+  }
+
+  /**
+   * The greatest token admitted and committed for {@code resource}, read on a connection of its
+   * own.
+   *
+   * @param resource the resource's name, not blank
+   * @return the token, or empty if none was ever admitted
+   * @throws NullPointerException if {@code resource} is null
+   * @throws IllegalArgumentException if {@code resource} is blank
+   * @throws SQLException if the database fails, or the table is missing
+   */
+  public OptionalLong highestAdmitted(String resource) throws SQLException {
+    checkResource(resource);
+    try (Connection connection = dataSource.getConnection()) {
+      return read(connection, resource, false);
+    }
+  }
+
+  /**
+   * The table's name, as given.
+   *
+   * @return the table
+   */
+  public String table() {
+    return table;
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcFence[" + table + "]";
+  }
+
+  // ---- the dialects' admissions ----
+
+  /**
+   * One statement: inserts the row, or locks it and keeps the greater of its token and ours, and
+   * returns the token it holds now: ours if admitted, a greater one if not.
+   */
+  private void admitPostgres(Connection connection, String resource, long token)
+      throws SQLException {
+    String upsert =
+        "INSERT INTO "
+            + table
+            + " AS f (resource, fencing_token) VALUES (?, ?)"
+            + " ON CONFLICT (resource) DO UPDATE"
+            + " SET fencing_token = GREATEST(f.fencing_token, EXCLUDED.fencing_token)"
+            + " RETURNING f.fencing_token";
+    long highest;
+    try (PreparedStatement statement = connection.prepareStatement(upsert)) {
+      statement.setString(1, resource);
+      statement.setLong(2, token);
+      try (ResultSet row = statement.executeQuery()) {
+        row.next();
+        highest = row.getLong(1);
+      }
+    }
+    if (highest > token) {
+      throw new StaleFencingTokenException(resource, token, highest);
+    }
+  }
+
+  /** Insert, or lock the row and raise its token to ours if greater; then read it, locked. */
+  private void admitMysql(Connection connection, String resource, long token) throws SQLException {
+    String upsert =
+        "INSERT INTO "
+            + table
+            + " (resource, fencing_token) VALUES (?, ?)"
+            + " ON DUPLICATE KEY UPDATE fencing_token = GREATEST(fencing_token, ?)";
+    try (PreparedStatement statement = connection.prepareStatement(upsert)) {
+      statement.setString(1, resource);
+      statement.setLong(2, token);
+      statement.setLong(3, token);
+      statement.executeUpdate();
+    }
+    // a locking read is a current read, not the transaction's snapshot
+    long highest = read(connection, resource, true).orElseThrow();
+    if (highest > token) {
+      throw new StaleFencingTokenException(resource, token, highest);
+    }
+  }
+
+  /**
+   * A locking read, then an update or an insert; an insert that loses a race with another first
+   * admission is rolled back to a savepoint and the read is tried again, once the other has
+   * committed (it waited for it).
+   */
+  private void admitGeneric(Connection connection, String resource, long token)
+      throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      OptionalLong highest = read(connection, resource, true);
+      if (highest.isPresent()) {
+        long stored = highest.getAsLong();
+        if (stored > token) {
+          throw new StaleFencingTokenException(resource, token, stored);
+        }
+        if (stored < token) {
+          update(connection, resource, token);
+        }
+        return;
+      }
+      Savepoint savepoint =
+          connection.getMetaData().supportsSavepoints() ? connection.setSavepoint() : null;
+      try {
+        insert(connection, resource, token);
+      } catch (SQLException raced) {
+        if (!isIntegrityViolation(raced) || attempt >= 3) {
+          throw raced;
+        }
+        if (savepoint != null) {
+          connection.rollback(savepoint);
+        }
+        continue;
+      }
+      if (savepoint != null) {
+        connection.releaseSavepoint(savepoint);
+      }
+      return;
+    }
+  }
+
+  private OptionalLong read(Connection connection, String resource, boolean forUpdate)
+      throws SQLException {
+    String select =
+        "SELECT fencing_token FROM "
+            + table
+            + " WHERE resource = ?"
+            + (forUpdate ? " FOR UPDATE" : "");
+    try (PreparedStatement statement = connection.prepareStatement(select)) {
+      statement.setString(1, resource);
+      try (ResultSet row = statement.executeQuery()) {
+        return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
+      }
+    }
+  }
+
+  private void update(Connection connection, String resource, long token) throws SQLException {
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "UPDATE " + table + " SET fencing_token = ? WHERE resource = ?")) {
+      statement.setLong(1, token);
+      statement.setString(2, resource);
+      statement.executeUpdate();
+    }
+  }
+
+  private void insert(Connection connection, String resource, long token) throws SQLException {
+    try (PreparedStatement statement =
+        connection.prepareStatement(
+            "INSERT INTO " + table + " (resource, fencing_token) VALUES (?, ?)")) {
+      statement.setString(1, resource);
+      statement.setLong(2, token);
+      statement.executeUpdate();
+    }
+  }
+
+  private boolean tableExists(Connection connection) {
+    try (Statement statement = connection.createStatement();
+        ResultSet ignored =
+            statement.executeQuery("SELECT fencing_token FROM " + table + " WHERE 1 = 0")) {
+      return true;
+    } catch (SQLException missing) {
+      return false;
+    }
+  }
+
+  private Dialect dialect(Connection connection) throws SQLException {
+    Dialect known = dialect;
+    if (known == null) {
+      known = Dialect.of(connection.getMetaData().getDatabaseProductName());
+      dialect = known;
+    }
+    return known;
+  }
+
+  /** SQLState class 23: a duplicate key, as every database reports one. */
+  private static boolean isIntegrityViolation(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && state.startsWith("23");
+  }
+
+  private static String checkTable(String table) {
+    Objects.requireNonNull(table, "table");
+    if (!TABLE.matcher(table).matches()) {
+      throw new IllegalArgumentException(
+          "table must be a plain SQL identifier, optionally schema-qualified (letters, digits and"
+              + " underscores, not starting with a digit): '"
+              + table
+              + "'");
+    }
+    return table;
+  }
+
+  private static void checkResource(String resource) {
+    Objects.requireNonNull(resource, "resource");
+    if (resource.isBlank()) {
+      throw new IllegalArgumentException("resource must not be blank: '" + resource + "'");
+    }
+  }
+}
