@@ -19,7 +19,7 @@ public final class LockedCall {
   private static final ThreadLocal<Deque<Frame>> CALLS = new ThreadLocal<>();
 
   /** One running call: the lock it holds, and its hold (maybe an outer call's, see Locked). */
-  record Frame(FencedLock lock, LockHold hold) {}
+  record Frame(FencedLock lock, CallHold call) {}
 
   private LockedCall() {}
 
@@ -30,22 +30,42 @@ public final class LockedCall {
    * @throws IllegalStateException if no {@code @Locked} call runs on this thread
    */
   public static LockHold current() {
+    return innermost("current()").hold();
+  }
+
+  /**
+   * Moves the time-to-live deadline of the innermost {@link Locked} call's hold to its {@link
+   * Locked#ttl() time to live} from now: a heartbeat from a long method, so that only a run that
+   * stops calling it (stuck, say) loses its hold when the time to live runs out. Nothing is sent to
+   * ZooKeeper: the deadline is kept in this process.
+   *
+   * @throws IllegalStateException if no {@code @Locked} call runs on this thread, or its method has
+   *     no time to live
+   * @throws io.lockstep.recipes.locks.LockOwnershipLostException if the hold was lost, also when
+   *     its time to live ran out before this call
+   */
+  public static void renew() {
+    innermost("renew()").renew();
+  }
+
+  private static CallHold innermost(String method) {
     Deque<Frame> calls = CALLS.get();
     if (calls == null) {
       throw new IllegalStateException(
-          "No @Locked call runs on this thread: LockedCall.current() is for the body of a"
-              + " @Locked method called through its Spring proxy");
+          "No @Locked call runs on this thread: LockedCall."
+              + method
+              + " is for the body of a @Locked method called through its Spring proxy");
     }
-    return calls.peek().hold();
+    return calls.peek().call();
   }
 
   /** The hold of {@code lock} taken by a call running on this thread, or null. */
-  static LockHold heldOnThisThread(FencedLock lock) {
+  static CallHold heldOnThisThread(FencedLock lock) {
     Deque<Frame> calls = CALLS.get();
     if (calls != null) {
       for (Frame frame : calls) {
         if (frame.lock() == lock) {
-          return frame.hold();
+          return frame.call();
         }
       }
     }
@@ -53,13 +73,13 @@ public final class LockedCall {
   }
 
   /** A call starts on this thread. */
-  static void push(FencedLock lock, LockHold hold) {
+  static void push(FencedLock lock, CallHold call) {
     Deque<Frame> calls = CALLS.get();
     if (calls == null) {
       calls = new ArrayDeque<>();
       CALLS.set(calls);
     }
-    calls.push(new Frame(lock, hold));
+    calls.push(new Frame(lock, call));
   }
 
   /** The innermost call on this thread ends. */
