@@ -36,6 +36,8 @@ final class HoldDeadline {
    * fires late finds nothing to do.
    */
 
+  private static final long MIN_RENEWAL_NANOS = 1_000_000;
+
   private final LockSettings settings;
   private final boolean renewing; // renews itself while the hold is HELD
   private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
@@ -113,11 +115,16 @@ final class HoldDeadline {
     return expired.get();
   }
 
-  /** When the next timer should fire: the deadline, or half a time to live for a renewing one. */
+  /**
+   * When the next timer should fire: the deadline, or for a renewing one half a time to live (a
+   * millisecond at least, so that a tiny time to live does not keep the scheduler spinning).
+   */
   @GuardedBy("lock")
   private long nextWake(long now) {
     long left = dueNanos - now;
-    return renewing ? now + Math.min(left, ttl.toNanos() / 2) : dueNanos;
+    return renewing
+        ? now + Math.min(left, Math.max(ttl.toNanos() / 2, MIN_RENEWAL_NANOS))
+        : dueNanos;
   }
 
   @GuardedBy("lock")
@@ -156,7 +163,7 @@ final class HoldDeadline {
         renewing
             ? "its time to live ("
                 + lived
-                + ") ran out without a renewal: its connection was suspended that long"
+                + ") ran out without a renewal: its connection was suspended"
             : "its time to live (" + lived + ") ran out",
         expired);
   }

@@ -11,8 +11,11 @@ import java.util.Deque;
  *
  * <p>Calls nest: inside a {@code @Locked} method that calls another {@code @Locked} method (of
  * another bean, through its proxy), {@link #current()} is the inner call's hold until it returns,
- * then the outer call's again. The hold belongs to the call: it is closed when the method returns,
- * so do not keep it, or hand it to work that outlives the call.
+ * then the outer call's again. The hold belongs to the call: it is closed when the method returns
+ * (or kept a little longer for its {@link Locked#holdAtLeast()}, then closed by Lockstep), so do
+ * not keep it, or hand it to work that outlives the call. A method with a {@link Locked#ttl()}
+ * learns of a hold given up at its deadline through the hold ({@code checkHeld()}, {@code
+ * whenLost()}), and may move the deadline with {@link #renew()}.
  */
 public final class LockedCall {
   /** The calls running on each thread, innermost first; removed when the outermost ends. */
