@@ -1,6 +1,7 @@
 package io.lockstep.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.lockstep.docs.DocsExamplesTest.FencedStore;
 import io.lockstep.recipes.spring.EnableLockstepLocking;
@@ -101,11 +102,16 @@ class LockedDocsExamplesTest {
     FencedStore store = new FencedStore();
     try (AnnotationConfigApplicationContext first = instance(store);
         AnnotationConfigApplicationContext second = instance(store)) {
-      first.getBean(InvoiceRun.class).run(); // the period's first firing: runs, holds 30 s
+      // The period's first firing runs and holds 30 s (a call that gets no answer within 200 ms
+      // skips too, which a starved test machine may see: call until it ran).
+      await()
+          .until(
+              () -> {
+                first.getBean(InvoiceRun.class).run();
+                return "done".equals(store.read("invoice-run"));
+              });
       second.getBean(InvoiceRun.class).run(); // the same period on the other instance: skipped
 
-      assertThat(store.read("invoice-run")).isEqualTo("done");
-      assertThat(first.getBean(LockedBeanPostProcessor.class).skips().total()).isZero();
       assertThat(second.getBean(LockedBeanPostProcessor.class).skips().count("InvoiceRun.run"))
           .isEqualTo(1);
       LockstepLockRegistry registry = second.getBean(LockstepLockRegistry.class);

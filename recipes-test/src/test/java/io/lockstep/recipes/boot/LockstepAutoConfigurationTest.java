@@ -285,7 +285,9 @@ class LockstepAutoConfigurationTest {
               LockedBeanPostProcessor locked = context.getBean(LockedBeanPostProcessor.class);
               assertThat(locked.getDefaultTtl()).isEqualTo(Duration.ofMinutes(20));
               Nightly nightly = context.getBean(Nightly.class);
-              assertThat(nightly.run()).as("ran").isNotNull();
+              await("runs (a starved machine may skip a call too)")
+                  .until(() -> nightly.run() != null);
+              long before = locked.skips().count("Nightly.run");
               otherInstance.acquire();
               try {
                 assertThat(nightly.run()).as("skipped").isNull();
@@ -293,14 +295,14 @@ class LockstepAutoConfigurationTest {
               } finally {
                 otherInstance.release();
               }
-              assertThat(locked.skips().count("Nightly.run")).isEqualTo(2);
+              assertThat(locked.skips().count("Nightly.run")).isEqualTo(before + 2);
               FunctionCounter skips =
                   context
                       .getBean(MeterRegistry.class)
                       .get("lockstep.locked.skips")
                       .tag("method", "Nightly.run")
                       .functionCounter();
-              assertThat(skips.count()).isEqualTo(2.0);
+              assertThat(skips.count()).isEqualTo((double) before + 2);
             });
   }
 }

@@ -193,6 +193,10 @@ public @interface Locked {
      * {@code Optional.empty()}, any other reference type {@code null}; a method returning a
      * primitive is refused. The skip is counted ({@link LockedBeanPostProcessor#skips()}) and
      * logged at DEBUG by the logger {@code io.lockstep.recipes.spring.Locked}, never as an error.
+     * Busy means what it means for {@link #FAIL}: not granted within the budget, mostly because
+     * another holder has the lock, also when the server does not answer the attempt's first try
+     * within the grace every budget gets (200 ms). ZooKeeper unreachable is no skip: the call
+     * throws {@link io.lockstep.recipes.locks.LockUnreachableException}.
      */
     SKIP
   }

@@ -89,7 +89,11 @@ final class LockedInterceptor implements MethodInterceptor {
     if (hold == null) {
       skips.skipped(locked.name(), key);
       skipLog.debug(
-          "{} skipped: the lock of key '{}' is held elsewhere ({})", locked.describe(), key, lock);
+          "{} skipped: the lock of key '{}' is held elsewhere (not granted within {}: {})",
+          locked.describe(),
+          key,
+          locked.waitFor(),
+          lock);
       return locked.skippedResult();
     }
     CallHold call;
