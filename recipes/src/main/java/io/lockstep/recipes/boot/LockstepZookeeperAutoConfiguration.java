@@ -1,6 +1,7 @@
 package io.lockstep.recipes.boot;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -12,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of a started Curator client from the {@code lockstep.zookeeper} properties
@@ -45,6 +47,8 @@ public final class LockstepZookeeperAutoConfiguration {
    * lockstep.zookeeper.startup-wait} asks to wait.
    *
    * @param properties the {@code lockstep.zookeeper} properties
+   * @param environment where unknown {@code lockstep.*} keys are looked for (each is logged as a
+   *     warning: a mistyped key is read by nothing)
    * @return the started client, closed with the context
    * @throws IllegalArgumentException if a property is out of range, naming it
    * @throws IllegalStateException if the startup wait ran out before a connection, or was
@@ -52,7 +56,15 @@ public final class LockstepZookeeperAutoConfiguration {
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  public CuratorFramework curatorFramework(LockstepZookeeperProperties properties) {
+  public CuratorFramework curatorFramework(
+      LockstepZookeeperProperties properties, Environment environment) {
+    Set<String> unknown = UnknownProperties.of(environment);
+    if (!unknown.isEmpty()) {
+      log.warn(
+          "Unknown Lockstep properties, read by nothing (mistyped?): {}; see docs/spring-boot.md"
+              + " for the lockstep.* properties",
+          unknown);
+    }
     CuratorFramework client = builder(properties).build();
     client.start();
     Duration wait = properties.getStartupWait();
@@ -69,7 +81,8 @@ public final class LockstepZookeeperAutoConfiguration {
     }
     if (!connected) {
       client.close();
-      throw new IllegalStateException(
+      throw new LockstepStartupFailure.NotReachedException(
+          properties.getConnectString(),
           "ZooKeeper at "
               + properties.getConnectString()
               + " not reached within lockstep.zookeeper.startup-wait="
@@ -83,12 +96,15 @@ public final class LockstepZookeeperAutoConfiguration {
   static CuratorFrameworkFactory.Builder builder(LockstepZookeeperProperties properties) {
     String connectString = properties.getConnectString();
     if (connectString == null || connectString.isBlank()) {
-      throw new IllegalArgumentException("lockstep.zookeeper.connect-string must not be blank");
+      throw new LockstepStartupFailure.BadPropertyException(
+          "lockstep.zookeeper.connect-string",
+          "lockstep.zookeeper.connect-string must not be blank");
     }
     LockstepZookeeperProperties.Retry retry = properties.getRetry();
     int maxRetries = retry.getMaxRetries();
     if (maxRetries < 0 || maxRetries > 29) {
-      throw new IllegalArgumentException(
+      throw new LockstepStartupFailure.BadPropertyException(
+          "lockstep.zookeeper.retry.max-retries",
           "lockstep.zookeeper.retry.max-retries must be from 0 to 29: " + maxRetries);
     }
     int baseSleep = millis(retry.getBaseSleep(), "retry.base-sleep");
@@ -114,11 +130,12 @@ public final class LockstepZookeeperAutoConfiguration {
   private static int millis(Duration duration, String property, boolean zeroAllowed) {
     String name = "lockstep.zookeeper." + property;
     if (duration == null) {
-      throw new IllegalArgumentException(name + " must be set");
+      throw new LockstepStartupFailure.BadPropertyException(name, name + " must be set");
     }
     Duration least = zeroAllowed ? Duration.ZERO : Duration.ofMillis(1);
     if (duration.compareTo(least) < 0 || duration.compareTo(MOST) > 0) {
-      throw new IllegalArgumentException(
+      throw new LockstepStartupFailure.BadPropertyException(
+          name,
           name
               + " must be from "
               + least.toMillis()
