@@ -27,11 +27,10 @@ record FencedRequest(String resource, long token) {
     }
     if (tokens.size() != 1 || resources.size() != 1) {
       throw new IllegalArgumentException(
-          "a fenced request carries "
-              + FencingHeaders.TOKEN
+          FencingHeaders.TOKEN
               + " and "
               + FencingHeaders.RESOURCE
-              + " once each; this one carries them "
+              + " go together, once each: this request carries them "
               + tokens.size()
               + " and "
               + resources.size()
