@@ -37,6 +37,7 @@ class LockstepAutoConfigurationBackOffTest {
           "lockstepRegistryExpiry",
           "lockedBeanPostProcessor",
           "lockstepMetrics",
+          "lockstepLockedSkipMeters",
           "lockstepHealthIndicator",
           "locksEndpoint");
 
@@ -73,8 +74,12 @@ class LockstepAutoConfigurationBackOffTest {
         new Case(
             "lockstep.registry.enabled=false",
             List.of("lockstepLockRegistry", "lockstepRegistryExpiry")),
-        new Case("lockstep.locked.enabled=false", List.of("lockedBeanPostProcessor")),
-        new Case("lockstep.metrics.enabled=false", List.of("lockstepMetrics")),
+        new Case(
+            "lockstep.locked.enabled=false",
+            List.of("lockedBeanPostProcessor", "lockstepLockedSkipMeters")),
+        new Case(
+            "lockstep.metrics.enabled=false",
+            List.of("lockstepMetrics", "lockstepLockedSkipMeters")),
         new Case("management.health.lockstep.enabled=false", List.of("lockstepHealthIndicator")),
         new Case("management.health.defaults.enabled=false", List.of("lockstepHealthIndicator")),
         new Case("management.endpoint.locks.access=NONE", List.of("locksEndpoint")),
@@ -93,7 +98,11 @@ class LockstepAutoConfigurationBackOffTest {
     return List.of(
         new Case(
             "org.springframework.integration",
-            List.of("lockstepLockRegistry", "lockstepRegistryExpiry", "lockedBeanPostProcessor")),
+            List.of(
+                "lockstepLockRegistry",
+                "lockstepRegistryExpiry",
+                "lockedBeanPostProcessor",
+                "lockstepLockedSkipMeters")),
         new Case("org.springframework.boot.health", List.of("lockstepHealthIndicator")),
         new Case("org.springframework.boot.actuate", List.of("locksEndpoint")));
   }

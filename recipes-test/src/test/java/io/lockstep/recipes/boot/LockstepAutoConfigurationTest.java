@@ -3,12 +3,16 @@ package io.lockstep.recipes.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.locks.LockHold;
+import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.recipes.micrometer.LockstepMetrics;
 import io.lockstep.recipes.spring.Locked;
+import io.lockstep.recipes.spring.LockedBeanPostProcessor;
 import io.lockstep.recipes.spring.LockedCall;
 import io.lockstep.recipes.spring.LockstepLock;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -256,6 +260,49 @@ class LockstepAutoConfigurationTest {
               assertThat(ZooKeeperExtension.childrenOrNone(observer, lockPath).isEmpty())
                   .as("each call's hold is released when it returns (the directory may be reaped)")
                   .isTrue();
+            });
+  }
+
+  /** A scheduled job's method, for the skip counter and the default time to live. */
+  public static class Nightly {
+    /** Returns the call's hold. */
+    @Locked(key = "'nightly'", whenBusy = Locked.WhenBusy.SKIP)
+    public LockHold run() {
+      return LockedCall.current();
+    }
+  }
+
+  @Test
+  void skippedLockedCalls_areCountedAsAMeter_andTheDefaultTtlIsAProperty() throws Exception {
+    String root = zk.path("registry");
+    ReentrantMutex otherInstance = new ReentrantMutex(zk.newClient(), root + "/nightly");
+    runner()
+        .withPropertyValues("lockstep.registry.root=" + root, "lockstep.locked.default-ttl=20m")
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(Nightly.class, Nightly::new)
+        .run(
+            context -> {
+              LockedBeanPostProcessor locked = context.getBean(LockedBeanPostProcessor.class);
+              assertThat(locked.getDefaultTtl()).isEqualTo(Duration.ofMinutes(20));
+              Nightly nightly = context.getBean(Nightly.class);
+              await("runs (a starved machine may skip a call too)")
+                  .until(() -> nightly.run() != null);
+              long before = locked.skips().count("Nightly.run");
+              otherInstance.acquire();
+              try {
+                assertThat(nightly.run()).as("skipped").isNull();
+                assertThat(nightly.run()).as("skipped").isNull();
+              } finally {
+                otherInstance.release();
+              }
+              assertThat(locked.skips().count("Nightly.run")).isEqualTo(before + 2);
+              FunctionCounter skips =
+                  context
+                      .getBean(MeterRegistry.class)
+                      .get("lockstep.locked.skips")
+                      .tag("method", "Nightly.run")
+                      .functionCounter();
+              assertThat(skips.count()).isEqualTo((double) before + 2);
             });
   }
 }

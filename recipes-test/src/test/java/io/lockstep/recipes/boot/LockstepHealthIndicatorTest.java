@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -122,6 +123,30 @@ class LockstepHealthIndicatorTest {
               context.getBean(CuratorFramework.class).close();
               assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
               assertThat(health.health().getDetails()).containsEntry("connectionState", "CLOSED");
+            });
+  }
+
+  /** Curator says LOST when a first connection has not come within the session timeout. */
+  @Test
+  void connecting_evenAfterCuratorReportsLost_whenZooKeeperWasNeverReached() {
+    BootContexts.runner("127.0.0.1:1")
+        .withPropertyValues(
+            "lockstep.zookeeper.session-timeout=2s", "lockstep.zookeeper.connection-timeout=1s")
+        .run(
+            context -> {
+              CuratorFramework client = context.getBean(CuratorFramework.class);
+              java.util.List<ConnectionState> heard =
+                  new java.util.concurrent.CopyOnWriteArrayList<>();
+              client.getConnectionStateListenable().addListener((c, state) -> heard.add(state));
+              LockstepHealthIndicator health = context.getBean(LockstepHealthIndicator.class);
+
+              await()
+                  .atMost(Duration.ofSeconds(20))
+                  .until(() -> heard.contains(ConnectionState.LOST));
+
+              assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
+              assertThat(health.health().getDetails())
+                  .containsEntry("connectionState", "CONNECTING");
             });
   }
 

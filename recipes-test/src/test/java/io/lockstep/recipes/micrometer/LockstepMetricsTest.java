@@ -34,6 +34,31 @@ class LockstepMetricsTest {
 
   private static final String MUTEX = "ReentrantMutex";
 
+  /** A dashboard shows 0 losses, not "no data", for a lock that has been used and never lost. */
+  @Test
+  void theAtRiskAndLostCounters_showZero_fromTheFirstAttempt_inRegistriesBoundLaterToo()
+      throws Exception {
+    CuratorFramework client = zk.newClient();
+    SimpleMeterRegistry early = new SimpleMeterRegistry();
+    LockstepMetrics metrics = new LockstepMetrics(client);
+    metrics.bindTo(early);
+    assertThat(early.find(LockstepMetrics.LOST).counters()).isEmpty();
+
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("a"));
+    lock.acquire();
+    lock.release();
+    SimpleMeterRegistry late = new SimpleMeterRegistry();
+    metrics.bindTo(late);
+
+    for (SimpleMeterRegistry registry : List.of(early, late)) {
+      for (String name : List.of(LockstepMetrics.LOST, LockstepMetrics.AT_RISK)) {
+        assertThat(registry.find(name).tag("recipe", MUTEX).counters())
+            .singleElement()
+            .satisfies(counter -> assertThat(counter.count()).isZero());
+      }
+    }
+  }
+
   @Test
   void aScriptedRun_withATimeoutAWithdrawalALossAndReleases_isCountedExactly() throws Exception {
     CuratorFramework client = zk.newClient();

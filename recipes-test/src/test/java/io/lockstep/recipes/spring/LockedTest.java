@@ -85,22 +85,6 @@ class LockedTest {
       throw new IllegalStateException("report " + name + " failed");
     }
 
-    @Locked(key = "#orderId.")
-    public void badExpression(String orderId) {
-      calls.incrementAndGet();
-    }
-
-    @Locked(key = "#p0", waitFor = "one second")
-    public void badWait(String orderId) {
-      calls.incrementAndGet();
-    }
-
-    @Locked(key = "#p0")
-    public CompletableFuture<String> later(String orderId) {
-      calls.incrementAndGet();
-      return CompletableFuture.completedFuture(orderId);
-    }
-
     @Locked(key = "#p0", registry = "noSuchBean")
     public void unknownRegistry(String orderId) {
       calls.incrementAndGet();
@@ -218,11 +202,7 @@ class LockedTest {
   }
 
   @Test
-  void aBadKeyOrBudget_failsNamingTheMethodAndTheExpression_withoutCallingIt() {
-    assertThatThrownBy(() -> orders.badExpression("order-1"))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("Orders.badExpression")
-        .hasMessageContaining("\"#orderId.\"");
+  void aKeyThatDoesNotEvaluate_orAMissingRegistry_failsNamingTheMethod_withoutCallingIt() {
     assertThatThrownBy(() -> orders.work(null, () -> {}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Orders.work")
@@ -236,14 +216,6 @@ class LockedTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Orders.work")
         .hasMessageContaining("'a//b'");
-    assertThatThrownBy(() -> orders.badWait("order-1"))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("Orders.badWait")
-        .hasMessageContaining("one second");
-    assertThatThrownBy(() -> orders.later("order-1"))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("Orders.later")
-        .hasMessageContaining("asynchronous work is not supported");
     assertThatThrownBy(() -> orders.unknownRegistry("order-1"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("Orders.unknownRegistry")

@@ -21,7 +21,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  *   <tr><th>Detail</th><th>Meaning</th></tr>
  *   <tr><td>{@code connectionState}</td><td>the client's latest connection state ({@code
  *       CONNECTED}, {@code SUSPENDED}, {@code RECONNECTED}, {@code LOST}, {@code READ_ONLY}), or
- *       {@code CONNECTING} before the first connection and {@code CLOSED} once closed</td></tr>
+ *       {@code CONNECTING} until the first connection (also after Curator reports {@code LOST}
+ *       because none came within the session timeout) and {@code CLOSED} once closed</td></tr>
  *   <tr><td>{@code connectString}</td><td>the ensemble the client talks to</td></tr>
  *   <tr><td>{@code sessionId}</td><td>the current session, in hexadecimal as ZooKeeper logs it;
  *       only while connected</td></tr>
@@ -43,6 +44,9 @@ public final class LockstepHealthIndicator implements HealthIndicator, AutoClose
   private final ConnectionStateListener connection = this::connectionChanged;
   private volatile ConnectionState lastState; // null until the first event after creation
 
+  /** Whether the client has been connected since this was made: a LOST before is no loss. */
+  private volatile boolean everConnected;
+
   /**
    * Reports the health of {@code client} and observes its locks from now on.
    *
@@ -54,9 +58,15 @@ public final class LockstepHealthIndicator implements HealthIndicator, AutoClose
     client.getConnectionStateListenable().addListener(connection);
     this.observers = LockObservers.of(client);
     observers.addListener(holds);
+    this.everConnected =
+        client.getState() == CuratorFrameworkState.STARTED
+            && client.getZookeeperClient().isConnected();
   }
 
   private void connectionChanged(CuratorFramework changed, ConnectionState state) {
+    if (state.isConnected()) {
+      everConnected = true;
+    }
     lastState = state;
   }
 
@@ -69,6 +79,9 @@ public final class LockstepHealthIndicator implements HealthIndicator, AutoClose
   public Health health() {
     boolean started = client.getState() == CuratorFrameworkState.STARTED;
     boolean connected = started && client.getZookeeperClient().isConnected();
+    if (connected) {
+      everConnected = true;
+    }
     Health.Builder health = connected ? Health.up() : Health.down();
     health.withDetail("connectionState", connectionState(started, connected));
     health.withDetail("connectString", client.getZookeeperClient().getCurrentConnectionString());
@@ -88,9 +101,11 @@ public final class LockstepHealthIndicator implements HealthIndicator, AutoClose
       return client.getState() == CuratorFrameworkState.STOPPED ? "CLOSED" : "CONNECTING";
     }
     ConnectionState last = lastState;
-    if (last != null) {
+    if (last != null && (everConnected || last.isConnected())) {
       return last.name();
     }
+    // Curator reports LOST once a first connection has not come within the session timeout:
+    // nothing was lost, the client is still trying to connect for the first time
     return connected ? ConnectionState.CONNECTED.name() : "CONNECTING";
   }
 

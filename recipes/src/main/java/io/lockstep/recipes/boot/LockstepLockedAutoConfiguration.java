@@ -16,6 +16,9 @@ import org.springframework.context.annotation.Bean;
  * throws {@link IllegalStateException} naming the method. It backs off when the application
  * registers the post processor itself ({@code @EnableLockstepLocking}), and when {@code
  * lockstep.locked.enabled} is {@code false}. A bean without {@code @Locked} methods is not proxied.
+ * The post processor reads {@code lockstep.locked.default-ttl}, the time to live of the calls whose
+ * annotation has none, from the environment (so does one that the application registers itself);
+ * {@link LockstepMetricsAutoConfiguration} counts the skipped calls.
  */
 @AutoConfiguration(after = LockstepRegistryAutoConfiguration.class)
 @ConditionalOnClass(

@@ -1,9 +1,15 @@
 package io.lockstep.recipes.boot;
 
 import io.lockstep.recipes.micrometer.LockstepMetrics;
+import io.lockstep.recipes.spring.LockedBeanPostProcessor;
+import io.lockstep.recipes.spring.LockedSkips;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.curator.framework.CuratorFramework;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,9 +22,11 @@ import org.springframework.context.annotation.Bean;
  * path and the application has a meter registry (Spring Boot's metrics auto-configuration makes
  * one, and runs first). It backs off when the application defines a {@code LockstepMetrics} bean of
  * its own (to tag paths, for instance), and when {@code lockstep.metrics.enabled} is {@code false}.
+ * With a {@code LockedBeanPostProcessor} in the context, it also counts the {@code @Locked} calls
+ * skipped because another instance held the lock ({@code lockstep.locked.skips}).
  */
 @AutoConfiguration(
-    after = LockstepZookeeperAutoConfiguration.class,
+    after = {LockstepZookeeperAutoConfiguration.class, LockstepLockedAutoConfiguration.class},
     afterName = {
       "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
       "org.springframework.boot.micrometer.metrics.autoconfigure"
@@ -30,6 +38,9 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnSingleCandidate(CuratorFramework.class)
 @ConditionalOnBooleanProperty(name = "lockstep.metrics.enabled", matchIfMissing = true)
 public final class LockstepMetricsAutoConfiguration {
+  /** The name of the meter of skipped {@code @Locked} calls. */
+  static final String SKIPS = "lockstep.locked.skips";
+
   /** Creates the configuration; Spring does. */
   public LockstepMetricsAutoConfiguration() {}
 
@@ -48,5 +59,42 @@ public final class LockstepMetricsAutoConfiguration {
     LockstepMetrics metrics = new LockstepMetrics(client);
     metrics.bindTo(meterRegistry);
     return metrics;
+  }
+
+  /**
+   * The meter {@code lockstep.locked.skips}, a counter per method (tag {@code method}, as {@code
+   * SimpleClassName.method}): the {@code @Locked} calls skipped because another holder had the
+   * lock, read from the {@link LockedSkips} of the context's {@link LockedBeanPostProcessor}. A
+   * method's counter appears at its first skip. Made when the context has such a post processor.
+   *
+   * @param locked the post processor of {@code @Locked} methods, if the context has one
+   * @param meterRegistry the application's meter registry
+   * @return the binder, bound to {@code meterRegistry} already (binding it again adds nothing)
+   */
+  @Bean
+  @ConditionalOnSingleCandidate(MeterRegistry.class)
+  @ConditionalOnBean(LockedBeanPostProcessor.class)
+  @ConditionalOnMissingBean(name = "lockstepLockedSkipMeters")
+  public MeterBinder lockstepLockedSkipMeters(
+      ObjectProvider<LockedBeanPostProcessor> locked, MeterRegistry meterRegistry) {
+    MeterBinder binder =
+        registry -> {
+          LockedBeanPostProcessor processor = locked.getIfUnique();
+          if (processor != null) {
+            LockedSkips skips = processor.skips();
+            skips.addListener((method, key) -> skipCounter(skips, method, registry));
+            skips.byMethod().keySet().forEach(method -> skipCounter(skips, method, registry));
+          }
+        };
+    binder.bindTo(meterRegistry);
+    return binder;
+  }
+
+  /** The skip counter of {@code method}; registering it again returns the one registered. */
+  private static void skipCounter(LockedSkips skips, String method, MeterRegistry registry) {
+    FunctionCounter.builder(SKIPS, skips, s -> s.count(method))
+        .description("@Locked calls skipped because another holder had the lock")
+        .tag("method", method)
+        .register(registry);
   }
 }

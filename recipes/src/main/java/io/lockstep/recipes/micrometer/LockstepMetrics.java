@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -103,6 +104,10 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
   private final PathBuckets buckets;
   private final Observer observer = new Observer();
   private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>(); // read lock-free
+
+  /** The tags of the at-risk and lost counters registered at 0 in every registry bound. */
+  private final Set<Tags> zeroed = ConcurrentHashMap.newKeySet();
+
   private final Object bindings = new Object(); // guards binding and closing
 
   @GuardedBy("bindings")
@@ -165,6 +170,10 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
           gauges.add(new Registered(registry, gauge));
         }
         registries.add(registry);
+        for (Tags tags : zeroed) {
+          counter(AT_RISK, tags, registry);
+          counter(LOST, tags, registry);
+        }
       }
     }
   }
@@ -189,11 +198,27 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
     }
   }
 
+  /** The counter {@code name} with {@code tags} in {@code registry}, registered if new (at 0). */
+  private static Counter counter(String name, Tags tags, MeterRegistry registry) {
+    String description =
+        name.equals(AT_RISK)
+            ? "Holds of a lock put at risk: the connection was suspended while held"
+            : "Holds of a lock lost: session expired, node deleted or client closed";
+    return Counter.builder(name).description(description).tags(tags).register(registry);
+  }
+
   /** Turns callbacks into meter updates. */
   private final class Observer implements LockObserver {
     @Override
     public void attemptStarted(LockAttempt attempt) {
       buckets.of(attempt).waiting.add(attempt.id());
+      Tags counterTags = buckets.tagsOf(attempt);
+      if (zeroed.add(counterTags)) { // the first attempt of these tags: the counters show 0
+        for (MeterRegistry registry : registries) {
+          counter(AT_RISK, counterTags, registry);
+          counter(LOST, counterTags, registry);
+        }
+      }
     }
 
     @Override
@@ -217,24 +242,17 @@ public final class LockstepMetrics implements MeterBinder, AutoCloseable {
     @Override
     public void stateChanged(LockAttempt attempt, LockState state, long fencingToken) {
       String name;
-      String description;
       if (state == LockState.AT_RISK) {
         name = AT_RISK;
-        description = "Holds of a lock put at risk: the connection was suspended while held";
       } else if (state == LockState.LOST) {
         name = LOST;
-        description = "Holds of a lock lost: session expired, node deleted or client closed";
         buckets.of(attempt).holding.remove(attempt.id());
       } else {
         return;
       }
       Tags counterTags = buckets.tagsOf(attempt);
       for (MeterRegistry registry : registries) {
-        Counter.builder(name)
-            .description(description)
-            .tags(counterTags)
-            .register(registry)
-            .increment();
+        counter(name, counterTags, registry).increment();
       }
     }
 

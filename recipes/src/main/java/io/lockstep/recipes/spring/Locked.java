@@ -36,21 +36,62 @@ import java.lang.annotation.Target;
  * queue, whose fencing token the method reads through {@link LockedCall#current()}. The hold is
  * closed when the method returns or throws. A {@code @Locked} call inside another one on the same
  * thread and the same lock object (the same key of the same registry) runs under the outer call's
- * hold instead of queueing behind it; a different key takes its own hold, released when the inner
- * call ends.
+ * hold instead of queueing behind it (the outer call's time to live and {@code holdAtLeast} go on
+ * applying; the inner call's {@code whenBusy}, {@code ttl}, {@code renew} and {@code holdAtLeast}
+ * do not); a different key takes its own hold, released when the inner call ends.
  *
  * <p><b>Where the lock comes from.</b> The {@link #registry()} bean, or else the only {@link
  * LockstepLockRegistry} bean (its {@code obtain(key)}), or else the only {@link
  * io.lockstep.recipes.locks.KeyedLocks} bean (its {@code mutex(key)}).
  *
+ * <p><b>Scheduled jobs.</b> On a {@code @Scheduled} method that runs on every instance of a
+ * service, {@code whenBusy = WhenBusy.SKIP} makes the instances that find the lock held skip their
+ * run quietly (counted in {@link LockedBeanPostProcessor#skips()}, logged at DEBUG), {@link
+ * #holdAtLeast()} keeps the lock after a fast run so that an instance whose clock is a little
+ * behind does not run the same period again, and {@link #ttl()} bounds how long a stuck run keeps
+ * it:
+ *
+ * <pre>{@code
+ * import io.lockstep.recipes.spring.Locked;
+ * import org.springframework.scheduling.annotation.Scheduled;
+ * import org.springframework.stereotype.Component;
+ *
+ * @Component
+ * class DailyReport {
+ *   @Scheduled(cron = "0 0 6 * * *")
+ *   @Locked(key = "'jobs/daily-report'", whenBusy = Locked.WhenBusy.SKIP,
+ *       ttl = "PT30M", holdAtLeast = "PT1M")
+ *   public void publish() {
+ *     // one instance of the service runs it each morning
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p><b>Time to live.</b> A {@link #ttl()} (or the {@link LockedBeanPostProcessor#setDefaultTtl
+ * default}) fails safe, as {@link LockstepLock}'s does: when the hold outlives it while the method
+ * still runs, its node is deleted and the hold turns {@link
+ * io.lockstep.recipes.locks.LockState#LOST}, so another instance can take the lock, with a greater
+ * fencing token, and the late one's token is refused. The method is not interrupted: it learns of
+ * the loss through {@link LockedCall#current()} ({@code checkHeld()}, {@code fencingToken()},
+ * {@code whenLost()}), and returns as usual. The deadline is kept in this process, on Lockstep's
+ * scheduler; a process that dies loses its holds with its ZooKeeper session instead, whatever the
+ * time to live. {@link LockedCall#renew()} moves the deadline to the time to live from now, a
+ * heartbeat from the method; with {@link #renew()} Lockstep moves it itself while the hold's
+ * connection is up.
+ *
  * <p><b>Failures.</b> When {@link #waitFor()} runs out, the call throws {@link
- * LockTimeoutException} and the method is not called; when ZooKeeper cannot be reached, {@link
+ * LockTimeoutException} and the method is not called (with {@link WhenBusy#SKIP}, it returns
+ * instead); when ZooKeeper cannot be reached, {@link
  * io.lockstep.recipes.locks.LockUnreachableException}; other ZooKeeper failures, and an interrupt
  * while waiting (the flag is set again), {@link io.lockstep.recipes.locks.LockException}. A key
  * expression that cannot be evaluated, or gives null or a key the lock source refuses, throws
- * {@link IllegalArgumentException}; a key expression that does not parse, a bad {@code waitFor}, a
- * missing lock bean or an asynchronous return type throw {@link IllegalStateException}; each
- * message names the method and the expression, and nothing is sent to ZooKeeper.
+ * {@link IllegalArgumentException}, and a missing lock bean {@link IllegalStateException}, at the
+ * call. The annotation's own values are checked when the context starts: a key expression that does
+ * not parse, a duration that does not parse or is out of range, a {@code holdAtLeast} longer than
+ * the time to live, {@code renew} without a time to live, {@code SKIP} on a method that returns a
+ * primitive value, or an asynchronous return type fail the bean's creation with an {@link
+ * IllegalStateException}. Each message names the method and the attribute or expression, and
+ * nothing is sent to ZooKeeper.
  *
  * <p><b>Limits.</b> Spring AOP proxies: a call from the bean to its own method bypasses the proxy
  * and takes no lock. Methods that return a {@code CompletionStage}, a {@code Future} or a reactive
@@ -89,4 +130,74 @@ public @interface Locked {
    * @return the bean name, or empty
    */
   String registry() default "";
+
+  /**
+   * What the call does when the lock is held elsewhere until {@link #waitFor()} runs out: {@link
+   * WhenBusy#FAIL} (the default) throws {@link LockTimeoutException}; {@link WhenBusy#SKIP} returns
+   * without calling the method. With {@code SKIP}, an empty {@code waitFor} makes one attempt
+   * ({@code "PT0S"}) instead of waiting as long as it takes.
+   *
+   * @return what a busy lock does to the call
+   */
+  WhenBusy whenBusy() default WhenBusy.FAIL;
+
+  /**
+   * The longest time the call holds the lock, as an ISO-8601 duration ({@code "PT10M"}) or a
+   * property placeholder that resolves to one: past it, the hold is given up as lost, its node
+   * deleted, even if the method still runs (see the class comment). Positive. Empty (the default)
+   * takes the {@link LockedBeanPostProcessor#setDefaultTtl default time to live}, and without one
+   * the hold lasts until the call ends. ShedLock's {@code lockAtMostFor}.
+   *
+   * @return the time to live, or empty for the default
+   */
+  String ttl() default "";
+
+  /**
+   * Whether Lockstep renews the {@link #ttl()} while the method runs: every half time to live, a
+   * hold found {@code HELD} gets its deadline moved to the time to live from then. So a running
+   * call keeps its hold however long it runs, as long as its ZooKeeper connection is up; a hold cut
+   * off from ZooKeeper (its connection suspended) is given up within a time to live of the
+   * suspension (at least half of one), earlier than its session would be declared lost. Renewal
+   * does not depend on the method making progress: a stuck method keeps the lock, as with
+   * ShedLock's {@code KeepAliveLockProvider}; to bound a stuck method, leave this false and call
+   * {@link LockedCall#renew()} at its progress points. Needs a time to live.
+   *
+   * @return true to renew while the method runs
+   */
+  boolean renew() default false;
+
+  /**
+   * The shortest time the lock is held, from its grant, as an ISO-8601 duration ({@code "PT30S"})
+   * or a property placeholder that resolves to one: a call that ends sooner keeps the lock, and it
+   * is released in the background once held that long (on Lockstep's scheduler: no thread per hold,
+   * and the caller does not wait). Another instance of the service whose clock is a little behind
+   * then finds it held and does not run the same scheduled period again. Not negative, and not
+   * longer than the time to live. Kept holds are released at once when the context closes. Empty
+   * (the default) releases the lock when the call ends. ShedLock's {@code lockAtLeastFor}.
+   *
+   * @return the shortest hold, or empty for none
+   */
+  String holdAtLeast() default "";
+
+  /** What a {@link Locked} call does when another holder has the lock. */
+  enum WhenBusy {
+    /**
+     * Throw {@link LockTimeoutException} once {@link Locked#waitFor()} runs out; the method is not
+     * called.
+     */
+    FAIL,
+
+    /**
+     * Return without calling the method once {@link Locked#waitFor()} runs out (by default at
+     * once): a {@code void} method just returns, one returning {@link java.util.Optional} returns
+     * {@code Optional.empty()}, any other reference type {@code null}; a method returning a
+     * primitive is refused. The skip is counted ({@link LockedBeanPostProcessor#skips()}) and
+     * logged at DEBUG by the logger {@code io.lockstep.recipes.spring.Locked}, never as an error.
+     * Busy means what it means for {@link #FAIL}: not granted within the budget, mostly because
+     * another holder has the lock, also when the server does not answer the attempt's first try
+     * within the grace every budget gets (200 ms). ZooKeeper unreachable is no skip: the call
+     * throws {@link io.lockstep.recipes.locks.LockUnreachableException}.
+     */
+    SKIP
+  }
 }

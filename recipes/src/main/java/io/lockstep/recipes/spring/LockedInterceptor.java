@@ -8,23 +8,63 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 
 /**
  * Runs a {@link Locked} method under its key's lock: evaluates the key, takes a hold (or reuses the
  * hold of an outer call of this thread on the same lock), makes it {@link LockedCall#current()} for
- * the call, and closes it when the call ends.
+ * the call, and when the call ends releases it, or keeps it for its {@code holdAtLeast} ({@link
+ * KeptHolds}). A call that finds the lock busy throws, or returns at once when it skips.
  */
 final class LockedInterceptor implements MethodInterceptor {
+  private static final Logger skipLog = LoggerFactory.getLogger(Locked.class);
+
   private final BeanFactory beanFactory;
+  private final Supplier<LockedDefaults> defaults;
+  private final LockedSkips skips;
+  private final KeptHolds kept = new KeptHolds();
   private final Map<AnnotatedElementKey, LockedMethod> methods = new ConcurrentHashMap<>();
 
-  LockedInterceptor(BeanFactory beanFactory) {
+  LockedInterceptor(BeanFactory beanFactory, Supplier<LockedDefaults> defaults, LockedSkips skips) {
     this.beanFactory = beanFactory;
+    this.defaults = defaults;
+    this.skips = skips;
+  }
+
+  /**
+   * Checks the annotations of the {@code @Locked} methods of {@code targetClass}, as its bean is
+   * created.
+   *
+   * @throws IllegalStateException if an annotation cannot be used, naming the method
+   */
+  void check(Class<?> targetClass) {
+    Map<Method, Locked> annotated =
+        MethodIntrospector.selectMethods(
+            targetClass,
+            (MethodIntrospector.MetadataLookup<Locked>)
+                method -> AnnotatedElementUtils.findMergedAnnotation(method, Locked.class));
+    for (Method method : annotated.keySet()) {
+      var unused = planOf(method, targetClass);
+    }
+  }
+
+  /** Releases the holds kept for their {@code holdAtLeast}, and from now on at each call's end. */
+  void releaseKeptHolds() {
+    kept.releaseAll();
+  }
+
+  /** How many holds are kept past their call; for tests. */
+  int keptHolds() {
+    return kept.size();
   }
 
   @Override
@@ -33,25 +73,52 @@ final class LockedInterceptor implements MethodInterceptor {
     Method method = invocation.getMethod();
     Class<?> targetClass =
         target == null ? method.getDeclaringClass() : AopProxyUtils.ultimateTargetClass(target);
-    LockedMethod locked =
-        methods.computeIfAbsent(
-            new AnnotatedElementKey(method, targetClass),
-            k -> LockedMethod.of(method, targetClass, beanFactory));
+    LockedMethod locked = planOf(method, targetClass);
     String key = locked.keyOf(target, invocation.getArguments());
     FencedLock lock = locked.lockOf(key);
-    LockHold outer = LockedCall.heldOnThisThread(lock);
-    LockHold hold = outer != null ? outer : acquire(locked, key, lock);
-    LockedCall.push(lock, hold);
+    CallHold outer = LockedCall.heldOnThisThread(lock);
+    if (outer != null) {
+      LockedCall.push(lock, outer);
+      try {
+        return invocation.proceed();
+      } finally {
+        LockedCall.pop();
+      }
+    }
+    LockHold hold = acquire(locked, key, lock);
+    if (hold == null) {
+      skips.skipped(locked.name(), key);
+      skipLog.debug(
+          "{} skipped: the lock of key '{}' is held elsewhere (not granted within {}: {})",
+          locked.describe(),
+          key,
+          locked.waitFor(),
+          lock);
+      return locked.skippedResult();
+    }
+    CallHold call;
+    try {
+      call = CallHold.granted(hold, locked.ttl(), locked.renew());
+    } catch (RuntimeException e) {
+      hold.close(); // not a hold of ours: nothing to time, so nothing kept either
+      throw e;
+    }
+    LockedCall.push(lock, call);
     try {
       return invocation.proceed();
     } finally {
       LockedCall.pop();
-      if (outer == null) {
-        hold.close();
-      }
+      kept.callEnded(call, locked.holdAtLeast());
     }
   }
 
+  private LockedMethod planOf(Method method, Class<?> targetClass) {
+    return methods.computeIfAbsent(
+        new AnnotatedElementKey(method, targetClass),
+        k -> LockedMethod.of(method, targetClass, beanFactory, defaults.get()));
+  }
+
+  /** The call's hold; or null if the lock was busy past the budget and the method skips. */
   private static LockHold acquire(LockedMethod locked, String key, FencedLock lock) {
     Duration waitFor = locked.waitFor();
     try {
@@ -59,18 +126,18 @@ final class LockedInterceptor implements MethodInterceptor {
         return lock.hold();
       }
       Optional<LockHold> hold = lock.tryHold(waitFor);
-      if (hold.isEmpty()) {
-        throw new LockTimeoutException(
-            locked.describe()
-                + ": the lock of key '"
-                + key
-                + "' was not granted within "
-                + waitFor
-                + " ("
-                + lock
-                + ")");
+      if (hold.isPresent() || locked.skipsWhenBusy()) {
+        return hold.orElse(null);
       }
-      return hold.get();
+      throw new LockTimeoutException(
+          locked.describe()
+              + ": the lock of key '"
+              + key
+              + "' was not granted within "
+              + waitFor
+              + " ("
+              + lock
+              + ")");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new LockException(

@@ -5,6 +5,7 @@ import io.lockstep.recipes.locks.KeyedLocks;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.function.Function;
 import org.springframework.aop.support.AopUtils;
@@ -23,8 +24,9 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
- * What a {@link Locked} method needs at each call, worked out at its first call: the parsed key
- * expression, the wait budget and the lock source. Immutable; cached per method and target class.
+ * What a {@link Locked} method needs at each call: the parsed key expression, the wait budget, what
+ * a busy lock does, the time to live and the shortest hold, checked when the bean is created; and
+ * the lock source, looked up at the first call. Cached per method and target class.
  */
 final class LockedMethod {
   private static final SpelExpressionParser PARSER = new SpelExpressionParser();
@@ -35,14 +37,22 @@ final class LockedMethod {
   private final String keySource;
   private final Expression key;
   private final Duration waitFor; // null: no limit
+  private final Locked.WhenBusy whenBusy;
+  private final Object skippedResult; // what a skipped call returns: null or Optional.empty()
+  private final Duration ttl; // null: none
+  private final boolean renew;
+  private final Duration holdAtLeast; // null: none
   private final BeanFactory beanFactory;
-  private final Function<String, FencedLock> locks;
+  private final String registry;
+  private volatile Function<String, FencedLock> locks; // looked up at the first call
 
-  private LockedMethod(Method method, Locked locked, BeanFactory beanFactory) {
+  private LockedMethod(
+      Method method, Locked locked, BeanFactory beanFactory, LockedDefaults defaults) {
     this.method = method;
     this.name = method.getDeclaringClass().getSimpleName() + "." + method.getName();
     this.keySource = locked.key();
     this.beanFactory = beanFactory;
+    this.registry = locked.registry();
     if (ReactiveAdapterRegistry.getSharedInstance().getAdapter(method.getReturnType()) != null
         || Future.class.isAssignableFrom(method.getReturnType())) {
       throw new IllegalStateException(
@@ -59,8 +69,37 @@ final class LockedMethod {
       throw new IllegalStateException(
           "@Locked method " + name + ": key \"" + keySource + "\" is no SpEL expression: " + e, e);
     }
-    this.waitFor = waitFor(locked.waitFor());
-    this.locks = locks(locked.registry());
+    this.whenBusy = locked.whenBusy();
+    Duration budget = duration("waitFor", locked.waitFor(), false, false);
+    this.waitFor = budget == null && whenBusy == Locked.WhenBusy.SKIP ? Duration.ZERO : budget;
+    this.skippedResult = skippedResultOf();
+    Duration own = duration("ttl", locked.ttl(), true, true);
+    this.ttl = own != null ? own : defaults.ttl();
+    String ttlSource =
+        own != null
+            ? "ttl (" + ttl + ")"
+            : "the default ttl (" + ttl + ", " + LockedDefaults.TTL_PROPERTY + ")";
+    this.renew = locked.renew();
+    if (renew && ttl == null) {
+      throw new IllegalStateException(
+          "@Locked method "
+              + name
+              + ": renew = true needs a ttl (on the annotation, or "
+              + LockedDefaults.TTL_PROPERTY
+              + ")");
+    }
+    Duration least = duration("holdAtLeast", locked.holdAtLeast(), false, true);
+    this.holdAtLeast = least == null || least.isZero() ? null : least;
+    if (holdAtLeast != null && ttl != null && holdAtLeast.compareTo(ttl) > 0) {
+      throw new IllegalStateException(
+          "@Locked method "
+              + name
+              + ": holdAtLeast ("
+              + holdAtLeast
+              + ") is longer than "
+              + ttlSource
+              + ": the lock cannot be kept longer than it may be held");
+    }
   }
 
   /**
@@ -69,7 +108,8 @@ final class LockedMethod {
    *
    * @throws IllegalStateException if the annotation cannot be used (see {@link Locked})
    */
-  static LockedMethod of(Method method, Class<?> targetClass, BeanFactory beanFactory) {
+  static LockedMethod of(
+      Method method, Class<?> targetClass, BeanFactory beanFactory, LockedDefaults defaults) {
     Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
     Locked locked = AnnotatedElementUtils.findMergedAnnotation(specific, Locked.class);
     if (locked == null) {
@@ -78,7 +118,7 @@ final class LockedMethod {
     if (locked == null) {
       throw new IllegalStateException("not a @Locked method: " + method);
     }
-    return new LockedMethod(specific, locked, beanFactory);
+    return new LockedMethod(specific, locked, beanFactory, defaults);
   }
 
   /** The method's name and key expression, for messages. */
@@ -86,9 +126,39 @@ final class LockedMethod {
     return "@Locked method " + name + " (key \"" + keySource + "\")";
   }
 
+  /** The method's class and name ({@code Class.method}), as skips are counted. */
+  String name() {
+    return name;
+  }
+
   /** The wait budget, or null for no limit. */
   Duration waitFor() {
     return waitFor;
+  }
+
+  /** Whether a call that finds the lock busy returns instead of throwing. */
+  boolean skipsWhenBusy() {
+    return whenBusy == Locked.WhenBusy.SKIP;
+  }
+
+  /** What a skipped call returns: null, or {@code Optional.empty()}. */
+  Object skippedResult() {
+    return skippedResult;
+  }
+
+  /** The time to live of the call's hold, or null for none. */
+  Duration ttl() {
+    return ttl;
+  }
+
+  /** Whether the time to live is renewed while the method runs. */
+  boolean renew() {
+    return renew;
+  }
+
+  /** The shortest hold from the grant, or null for none. */
+  Duration holdAtLeast() {
+    return holdAtLeast;
   }
 
   /**
@@ -123,15 +193,27 @@ final class LockedMethod {
    * @throws IllegalArgumentException if the lock source refuses the key
    */
   FencedLock lockOf(String key) {
+    Function<String, FencedLock> source = locks;
+    if (source == null) {
+      source = locks(registry); // racing first calls look it up alike
+      locks = source;
+    }
     try {
-      return locks.apply(key);
+      return source.apply(key);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           describe() + ": key '" + key + "' is refused: " + e.getMessage(), e);
     }
   }
 
-  private Duration waitFor(String source) {
+  /**
+   * The duration of the attribute {@code attribute}: ISO-8601, or a placeholder resolving to it.
+   *
+   * @param positive whether zero is refused too (else only a negative duration is)
+   * @param counted whether it must count in nanoseconds (a budget saturates instead)
+   * @return null if empty
+   */
+  private Duration duration(String attribute, String source, boolean positive, boolean counted) {
     String text = source;
     if (beanFactory instanceof ConfigurableBeanFactory configurable) {
       text = configurable.resolveEmbeddedValue(source);
@@ -140,19 +222,47 @@ final class LockedMethod {
       return null;
     }
     try {
-      Duration budget = Duration.parse(text.strip());
-      if (!budget.isNegative()) {
-        return budget;
+      Duration value = Duration.parse(text.strip());
+      if (!value.isNegative() && !(positive && value.isZero())) {
+        if (counted) {
+          var unused = value.toNanos(); // ArithmeticException if too long to count
+        }
+        return value;
       }
-    } catch (DateTimeParseException e) {
+    } catch (DateTimeParseException | ArithmeticException e) {
       // reported below
     }
     throw new IllegalStateException(
         "@Locked method "
             + name
-            + ": waitFor \""
+            + ": "
+            + attribute
+            + " \""
             + source
-            + "\" is no ISO-8601 duration that is not negative, such as \"PT1S\"");
+            + "\""
+            + (text.equals(source) ? "" : " (\"" + text + "\")")
+            + " is no ISO-8601 duration that is "
+            + (positive ? "positive" : "not negative")
+            + (counted ? " and short enough to count in nanoseconds" : "")
+            + ", such as \"PT30S\"");
+  }
+
+  /** What a skipped call returns, checked against the return type. */
+  private Object skippedResultOf() {
+    Class<?> type = method.getReturnType();
+    if (whenBusy != Locked.WhenBusy.SKIP || type == void.class) {
+      return null;
+    }
+    if (type.isPrimitive()) {
+      throw new IllegalStateException(
+          "@Locked method "
+              + name
+              + ": whenBusy = SKIP on a method returning "
+              + type.getName()
+              + ": a skipped call has no value to return (return void, an Optional or an object,"
+              + " which a skipped call returns empty or null)");
+    }
+    return type == Optional.class ? Optional.empty() : null;
   }
 
   private Function<String, FencedLock> locks(String beanName) {

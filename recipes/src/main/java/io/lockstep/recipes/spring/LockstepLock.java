@@ -2,10 +2,12 @@ package io.lockstep.recipes.spring;
 
 import io.lockstep.recipes.internal.owner.OwnershipAccess;
 import io.lockstep.recipes.locks.FencedLock;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockView;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Supplier;
@@ -88,6 +90,49 @@ public final class LockstepLock implements DistributedLock {
    */
   public long fencingToken() {
     return view.fencingToken();
+  }
+
+  /**
+   * A stage that completes when the calling thread's current hold of this lock is lost, as {@link
+   * io.lockstep.recipes.locks.LockHold#whenLost()} does for a hold: normally, with the {@link
+   * LockOwnershipLostException} its checks throw from then on (session expired, node deleted,
+   * client closed, time to live ran out); exceptionally, with a {@link
+   * java.util.concurrent.CancellationException}, once the thread's last {@link #unlock()} lets the
+   * hold go unlost. A reentrant lock call does not make a new hold: the stage is the same hold's.
+   *
+   * <p>The stage belongs to the hold, not to the lock object, which every thread of the process
+   * shares: it is the stage of the hold the thread has now, the one with the current {@link
+   * #fencingToken()}, and a later hold of the same key, by this thread or another, never completes
+   * it, nor does another thread's loss. Asked for after the hold was lost, it is complete already.
+   * It completes on one of Lockstep's threads, never on ZooKeeper's event thread (see {@code
+   * LockHold.whenLost()}), and each call returns a new stage: cancelling it affects nothing else.
+   *
+   * <pre>{@code
+   * import io.lockstep.recipes.spring.LockstepLock;
+   * import io.lockstep.recipes.spring.LockstepLockRegistry;
+   * import java.util.concurrent.atomic.AtomicBoolean;
+   *
+   * LockstepLockRegistry registry = ...; // the service's registry
+   * Runnable step = ...; // one step of a long job
+   * LockstepLock lock = registry.obtain("reports/daily");
+   * AtomicBoolean lost = new AtomicBoolean();
+   * lock.lock();
+   * try {
+   *   lock.whenLost().thenRun(() -> lost.set(true)); // this hold's loss, no other's
+   *   for (int i = 0; i < 100 && !lost.get(); i++) {
+   *     step.run();
+   *   }
+   * } finally {
+   *   lock.unlock();
+   * }
+   * }</pre>
+   *
+   * @return a stage completed with the loss of the calling thread's hold, or exceptionally once it
+   *     is let go unlost
+   * @throws IllegalMonitorStateException if the calling thread does not hold the lock
+   */
+  public CompletionStage<LockOwnershipLostException> whenLost() {
+    return deadlines.whenLost();
   }
 
   /**

@@ -5,6 +5,7 @@ import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.api.transaction.CuratorOp;
@@ -69,10 +70,25 @@ final class Handle implements LockHold {
    * grant.
    */
   void abandon() {
+    var unused = closeAsync();
+  }
+
+  /**
+   * Closes the hold without waiting for its nodes to be deleted.
+   *
+   * @return completes once they are (at once if the hold was closed before)
+   */
+  CompletableFuture<Void> closeAsync() {
     if (closed.compareAndSet(false, true)) {
       owner.forget();
-      var unused = acquisition.releaseAsync();
+      return acquisition.releaseAsync();
     }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** The granted acquisition this handle holds. */
+  Attempt acquisition() {
+    return acquisition;
   }
 
   private void checkOpen() {

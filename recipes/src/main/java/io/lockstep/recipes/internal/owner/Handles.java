@@ -7,6 +7,7 @@ import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.locks.LockHold;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -68,6 +69,36 @@ public final class Handles implements HoldSource {
   @Override
   public LockSettings settings() {
     return attempts.settings();
+  }
+
+  /**
+   * The granted acquisition behind {@code hold}, for the integration packages: a deadline of its
+   * own on a handle's hold ({@link Attempt#expire}).
+   *
+   * @throws IllegalArgumentException if {@code hold} is not a hold of Lockstep's single-engine
+   *     locks
+   */
+  public static Attempt attemptOf(LockHold hold) {
+    return handle(hold).acquisition();
+  }
+
+  /**
+   * Closes {@code hold} without waiting: what its release sends goes on in the background, so this
+   * may run on Lockstep's threads, never blocking them on ZooKeeper.
+   *
+   * @return completes once the hold's nodes are deleted (at once if it was closed before)
+   * @throws IllegalArgumentException if {@code hold} is not a hold of Lockstep's single-engine
+   *     locks
+   */
+  public static CompletableFuture<Void> closeAsync(LockHold hold) {
+    return handle(hold).closeAsync();
+  }
+
+  private static Handle handle(LockHold hold) {
+    if (!(hold instanceof Handle handle)) {
+      throw new IllegalArgumentException("not a hold of a single-engine Lockstep lock: " + hold);
+    }
+    return handle;
   }
 
   /** Hands out a hold for an attempt granted elsewhere: a lease of a counting semaphore. */
