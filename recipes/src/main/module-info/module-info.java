@@ -1,7 +1,7 @@
 /**
  * Lockstep's lock recipes for Apache Curator. Only the API packages are exported: the engine's
  * packages ({@code io.lockstep.recipes.internal.*}) are not part of the API. Spring Integration,
- * Micrometer, Reactor and Spring Boot are optional: their adapters need them, the locks never load
+ * Micrometer, Reactor, Spring Boot and Spring's web and JDBC modules are optional: their adapters need them, the locks never load
  * them.
  */
 module io.lockstep.recipes {
@@ -22,9 +22,16 @@ module io.lockstep.recipes {
   requires static spring.boot.health;
   requires static spring.boot.actuator;
   requires static spring.boot.actuator.autoconfigure;
+  // HTTP fencing (io.lockstep.recipes.fence.http)
+  requires static spring.web;
+  requires static spring.webflux;
+  requires static spring.jdbc;
+  requires static spring.tx;
+  requires static jakarta.servlet;
 
   exports io.lockstep.recipes.locks;
   exports io.lockstep.recipes.fence;
+  exports io.lockstep.recipes.fence.http;
   exports io.lockstep.recipes.leader;
   exports io.lockstep.recipes.leader.compat;
   exports io.lockstep.recipes.spring;

@@ -36,6 +36,7 @@ final class BenchmarkPage {
     SEMAPHORE_ELECTION,
     LINGER,
     KEYED,
+    FENCE,
     MISSED;
 
     /** The block's name in its markers: "run", "multi-contention". */
@@ -153,6 +154,7 @@ final class BenchmarkPage {
         orNotRun(new SemaphoreElectionTables(results).block(command, machine.cores())));
     blocks.put(Block.LINGER, orNotRun(new LingerTables(results).block(command, machine.cores())));
     blocks.put(Block.KEYED, orNotRun(new KeyedTables(results).block(command, machine.cores())));
+    blocks.put(Block.FENCE, orNotRun(new FenceTables(results).block(command, machine.cores())));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
     return blocks;
   }

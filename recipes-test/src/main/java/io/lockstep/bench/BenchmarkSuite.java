@@ -42,7 +42,8 @@ import org.apache.curator.test.TestingServer;
  * LeaderElection} against {@code LeaderLatch} ({@link ElectionScenario}); {@code linger}: lock
  * caching, a loop alone and two processes taking turns, against Curator at 0 and 1 ms added round
  * trip ({@link LingerRuns}); {@code keyed}: keyed locks at scale, a Curator mutex per key against
- * {@code KeyedLocks} flat and hashed ({@link KeyedScenario}).
+ * {@code KeyedLocks} flat and hashed ({@link KeyedScenario}); {@code fence}: what {@code
+ * JdbcFence}'s admission adds to a transaction, on H2 and PostgreSQL ({@link FenceAdmitBenchmark}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -57,10 +58,10 @@ import org.apache.curator.test.TestingServer;
  * --update}, with {@code --only}, replaces in the page the blocks of the sections run (and their
  * chart) and leaves every other block and chart as it is, for sections whose block says its own run
  * ({@code uncontended} and {@code multi}, which share one block, {@code unreachable}, {@code
- * semaphore-election}, {@code linger}, {@code keyed}); {@code --curator-waiters N} runs Curator's
- * thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full); {@code
- * --keyed-keys N} and {@code --keyed-contended M} set the keys of the keyed section's one-client
- * and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and 100,000 full).
+ * semaphore-election}, {@code linger}, {@code keyed}, {@code fence}); {@code --curator-waiters N}
+ * runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full);
+ * {@code --keyed-keys N} and {@code --keyed-contended M} set the keys of the keyed section's
+ * one-client and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and 100,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -88,7 +89,8 @@ public final class BenchmarkSuite {
     UNREACHABLE("unreachable", BenchmarkPage.Block.UNREACHABLE),
     SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION),
     LINGER("linger", BenchmarkPage.Block.LINGER),
-    KEYED("keyed", BenchmarkPage.Block.KEYED);
+    KEYED("keyed", BenchmarkPage.Block.KEYED),
+    FENCE("fence", BenchmarkPage.Block.FENCE);
 
     private final String option;
 
@@ -308,6 +310,9 @@ public final class BenchmarkSuite {
       if (sections.contains(Section.KEYED)) {
         results.keyedRun =
             KeyedRuns.run(settings, arguments.keyedKeys(), arguments.keyedContended());
+      }
+      if (sections.contains(Section.FENCE)) {
+        results.fenceRun = FenceRuns.run(settings);
       }
 
       Duration took = Duration.between(started, Instant.now());

@@ -148,6 +148,9 @@ final class SuiteResults {
   /** The keyed section's run and figures; null if it did not run. */
   KeyedTables.Run keyedRun;
 
+  /** The fence section's run, or null. */
+  FenceTables.Run fenceRun;
+
   /** The semaphore point of {@code library} under {@code load}, or null. */
   SemaphoreScenario.Point semaphore(Library library, SemaphoreScenario.Load load) {
     return semaphore.stream()

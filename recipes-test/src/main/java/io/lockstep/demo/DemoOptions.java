@@ -13,7 +13,7 @@ import java.util.Locale;
  * @param duration how long each workload run lasts
  * @param instances simulated service instances, each with its own client and session
  * @param threads worker threads per instance
- * @param accounts bank accounts in ZooKeeper
+ * @param accounts bank accounts in the demo's database
  * @param faults whether the run has its fault phase: a server killed and restarted, a lock holder's
  *     session expired ({@link FaultPhase})
  * @param connect the ensemble to use, or null to start an embedded one

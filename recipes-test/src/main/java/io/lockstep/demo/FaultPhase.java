@@ -2,17 +2,18 @@ package io.lockstep.demo;
 
 import io.lockstep.demo.Bank.Balance;
 import io.lockstep.demo.Workload.Instance;
+import io.lockstep.recipes.fence.StaleFencingTokenException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.Ensemble;
 import io.lockstep.testing.ExclusionChecker;
 import io.lockstep.testing.FaultInjector;
-import io.lockstep.testing.FencedStore;
 import io.lockstep.testing.Guard;
 import io.lockstep.testing.HoldListener;
 import io.lockstep.testing.Library;
 import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -34,11 +35,13 @@ import org.apache.curator.test.InstanceSpec;
  *   <li>the server that instance 1 is connected to is killed (embedded ensemble only); its clients
  *       fail over to the other two, and their locks go at risk and come back;
  *   <li>after a short outage ({@link #outage}: 4 s, less in a short run) that server is restarted;
- *   <li>a paused holder: the last instance takes one account's lock, prepares its write, and
- *       stalls; meanwhile its session is expired on the server, the instance's holds are lost, and
- *       ZooKeeper hands the lock to the next waiter, who writes the account. When the stalled
- *       holder resumes and commits what it prepared, Lockstep's ownership checks make ZooKeeper
- *       refuse it; Curator's unfenced write goes through and overwrites the newer balance.
+ *   <li>a paused holder: the last instance takes one account's lock, reads the account, prepares
+ *       its write with the fencing token it holds, and stalls; meanwhile its session is expired on
+ *       the server, the instance's holds are lost, and ZooKeeper hands the lock to the next waiter,
+ *       whose transaction admits its greater token and writes the account. When the stalled holder
+ *       resumes and commits what it prepared, the database refuses its token ({@code JdbcFence})
+ *       and rolls the write back; Curator's unfenced write goes through and overwrites the newer
+ *       balance.
  * </ol>
  *
  * <p>The rest of the run shows the recovery. Every step says what it did, or why it could not: the
@@ -60,7 +63,6 @@ final class FaultPhase implements AutoCloseable {
   record Scene(
       Ensemble ensemble,
       List<Instance> instances,
-      CuratorFramework observer,
       Bank bank,
       Library library,
       Metrics metrics,
@@ -234,14 +236,13 @@ final class FaultPhase implements AutoCloseable {
       long session = Sessions.id(client);
       Operations.begin(holds, guard, "paused holder, instance " + victim.id(), client);
       try {
-        Balance balance = bank.read(client, account);
-        FencedStore.Transaction stale =
-            FencedStore.prepare(
-                guard,
-                List.of(
-                    bank.write(
-                        client, account, balance.reserve(Math.min(7, balance.available())))));
-        CompletableFuture<Void> overwritten = bank.nextChange(scene.observer(), account);
+        // it reads and computes its write while it holds the lock, with the token it holds now
+        Balance balance = bank.read(account);
+        long version = bank.version(account);
+        Bank.Prepared stale =
+            bank.prepare(
+                guard.fencingToken(),
+                Map.of(account, balance.reserve(Math.min(7, balance.available()))));
         say(
             String.format(
                 "instance %d holds %s and stalls before writing; expiring its session 0x%x",
@@ -259,10 +260,11 @@ final class FaultPhase implements AutoCloseable {
                       + WAIT_FOR_LOSS.toSeconds()
                       + " s");
         }
-        if (completedWithin(overwritten, waitForOverwrite())) {
+        boolean overwritten = bank.awaitWrite(account, version, waitForOverwrite());
+        if (overwritten) {
           say(name + " was written meanwhile by its next holder");
         }
-        describe(victim, name, stale.commit(client).outcome());
+        describe(victim, name, overwritten, stale.commit());
       } finally {
         holds.end();
       }
@@ -272,20 +274,40 @@ final class FaultPhase implements AutoCloseable {
     return true;
   }
 
-  private void describe(Instance victim, String name, FencedStore.Outcome outcome) {
+  private void describe(Instance victim, String name, boolean overwritten, Bank.Result result) {
     String resumes = "instance " + victim.id() + " resumes and commits its prepared write to ";
-    switch (outcome) {
+    switch (result.outcome()) {
       case REFUSED -> {
         scene.metrics().refused.increment();
-        say(resumes + name + ": refused by ZooKeeper, the ownership check failed");
+        StaleFencingTokenException refusal = result.refusal();
+        say(
+            String.format(
+                "%s%s: refused by the database, token %d < %d admitted for %s"
+                    + " (StaleFencingTokenException)",
+                resumes, name, refusal.token(), refusal.highestAdmitted(), refusal.resource()));
       }
-      case SKIPPED -> {
+      case SKIPPED, DECLINED -> {
         scene.metrics().skipped.increment();
         say(resumes + name + ": not sent, the lock had reported its loss");
       }
       case COMMITTED -> {
-        scene.metrics().staleCommitted.increment();
-        say(resumes + name + ": committed, unfenced, over whatever its next holder wrote");
+        if (!scene.library().fenced()) {
+          scene.metrics().staleCommitted.increment();
+          say(resumes + name + ": committed, unfenced, over whatever its next holder wrote");
+        } else if (!overwritten) {
+          // no newer holder had been admitted: its token was still the newest, its read current
+          scene.metrics().committed.increment();
+          say(
+              resumes
+                  + name
+                  + ": committed, as no newer holder had written "
+                  + name
+                  + " (the database had admitted no newer token); nothing was overwritten");
+        } else {
+          scene.metrics().staleCommitted.increment();
+          scene.metrics().problem("the paused holder's write committed after a newer holder's");
+          say(resumes + name + ": committed after its next holder's write: the fence failed");
+        }
       }
     }
   }

@@ -28,7 +28,7 @@ final class Metrics {
   /** Lock holds reported at risk (connection suspended) by their lock's state listener. */
   final LongAdder atRisk = new LongAdder();
 
-  /** Fenced transactions that ZooKeeper refused because an ownership check failed. */
+  /** Fenced transactions that the database refused: a newer holder's token had been admitted. */
   final LongAdder refused = new LongAdder();
 
   /** Unfenced writes that committed although the writer's session had ended (Curator). */
@@ -37,7 +37,7 @@ final class Metrics {
   /** Writes not attempted because the lock had already reported its loss. */
   final LongAdder skipped = new LongAdder();
 
-  /** Transactions committed by ZooKeeper. */
+  /** Transactions committed by the database. */
   final LongAdder committed = new LongAdder();
 
   /** Audits whose sum was the bank's total and no balance negative. */

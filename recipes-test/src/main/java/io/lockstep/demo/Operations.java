@@ -14,14 +14,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
  * The demo's operations on the {@link Bank}, each under its lock (see {@link Workload} for which
- * lock guards what): acquire, record the hold in the exclusion checker, read, write behind the
- * lock's ownership checks, release; and count every outcome in the run's {@link Metrics}.
+ * lock guards what): acquire, record the hold in the exclusion checker, write in a database
+ * transaction that admits the lock's fencing token first ({@link Bank#update}), release; and count
+ * every outcome in the run's {@link Metrics}. Reads under a read lock count only if the lock's
+ * ownership checks still pass in ZooKeeper afterwards.
  */
 final class Operations {
   private static final Duration ACQUIRE_TIMEOUT = Duration.ofSeconds(10);
@@ -45,20 +49,19 @@ final class Operations {
         Operation.TRANSFER,
         instance,
         multiLock(client, bank.transferParts(from, to)),
-        guard -> {
-          Balance source = bank.read(client, from);
-          Balance target = bank.read(client, to);
-          if (source.available() < amount) {
-            return declined(Operation.TRANSFER);
-          }
-          return write(
-              client,
-              FencedStore.prepare(
-                  guard,
-                  List.of(
-                      bank.write(client, from, source.plus(-amount)),
-                      bank.write(client, to, target.plus(amount)))));
-        });
+        guard ->
+            write(
+                Operation.TRANSFER,
+                guard,
+                bank,
+                List.of(from, to),
+                balances -> {
+                  Balance source = balances.get(from);
+                  if (source.available() < amount) {
+                    return Map.of();
+                  }
+                  return Map.of(from, source.plus(-amount), to, balances.get(to).plus(amount));
+                }));
   }
 
   /**
@@ -78,22 +81,24 @@ final class Operations {
         operation,
         instance,
         Guard.of(library, client, bank.accountPart(operation, library, account)),
-        guard -> {
-          Balance balance = bank.read(client, account);
-          Balance updated;
-          if (operation == Operation.RESERVE) {
-            long amount =
-                Math.min(balance.available(), 1 + ThreadLocalRandom.current().nextInt(50));
-            updated = balance.reserve(amount);
-          } else {
-            updated = balance.settle();
-          }
-          if (updated.equals(balance)) {
-            return declined(operation);
-          }
-          return write(
-              client, FencedStore.prepare(guard, List.of(bank.write(client, account, updated))));
-        });
+        guard ->
+            write(
+                operation,
+                guard,
+                bank,
+                List.of(account),
+                balances -> {
+                  Balance balance = balances.get(account);
+                  Balance updated;
+                  if (operation == Operation.RESERVE) {
+                    long amount =
+                        Math.min(balance.available(), 1 + ThreadLocalRandom.current().nextInt(50));
+                    updated = balance.reserve(amount);
+                  } else {
+                    updated = balance.settle();
+                  }
+                  return updated.equals(balance) ? Map.of() : Map.of(account, updated);
+                }));
   }
 
   /**
@@ -107,7 +112,7 @@ final class Operations {
         instance,
         Guard.of(library, client, bank.balancePart(account)),
         guard -> {
-          Balance balance = bank.read(client, account);
+          Balance balance = bank.read(account);
           if (FencedStore.prepare(guard, List.of()).commit(client).outcome()
               != FencedStore.Outcome.COMMITTED) {
             return false;
@@ -127,7 +132,7 @@ final class Operations {
         instance,
         multiLock(client, bank.auditParts()),
         guard -> {
-          List<Balance> balances = bank.readAll(client);
+          List<Balance> balances = bank.readAll();
           // The reads count only if the read locks were held throughout: commit their checks.
           if (FencedStore.prepare(guard, List.of()).commit(client).outcome()
               != FencedStore.Outcome.COMMITTED) {
@@ -203,19 +208,37 @@ final class Operations {
     holds.begin(holder, guard.parts(), token, session);
   }
 
-  private boolean declined(Operation operation) {
-    metrics.of(operation).declined.increment();
-    return true;
-  }
-
-  /** Commits a prepared write and counts what became of it; true if it committed. */
-  private boolean write(CuratorFramework client, FencedStore.Transaction write) throws Exception {
-    FencedStore.Outcome outcome = write.commit(client).outcome();
-    switch (outcome) {
-      case COMMITTED -> metrics.committed.increment();
+  /**
+   * A fenced read-modify-write of {@code accounts} ({@link Bank#update}) with the guard's token, 0
+   * for a Curator lock; counts what became of it. True if the operation completed (written or
+   * declined).
+   */
+  private boolean write(
+      Operation operation,
+      Guard guard,
+      Bank bank,
+      List<Integer> accounts,
+      UnaryOperator<Map<Integer, Balance>> change)
+      throws Exception {
+    long token;
+    try {
+      token = guard.fencingToken();
+    } catch (LockOwnershipLostException lost) {
+      metrics.skipped.increment();
+      return false;
+    }
+    switch (bank.update(token, accounts, change).outcome()) {
+      case COMMITTED -> {
+        metrics.committed.increment();
+        return true;
+      }
+      case DECLINED -> {
+        metrics.of(operation).declined.increment();
+        return true;
+      }
       case REFUSED -> metrics.refused.increment();
       case SKIPPED -> metrics.skipped.increment();
     }
-    return outcome == FencedStore.Outcome.COMMITTED;
+    return false;
   }
 }

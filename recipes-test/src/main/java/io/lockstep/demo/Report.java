@@ -35,7 +35,8 @@ final class Report {
     String workload =
         String.format(
             Locale.ROOT,
-            "Workload: %d instances x %d threads move money among %d accounts under %s, %d s%s;"
+            "Workload: %d instances x %d threads move money among %d accounts of an H2 database"
+                + " under %s, %d s%s;"
                 + " %s.",
             options.instances(),
             options.threads(),
@@ -46,7 +47,7 @@ final class Report {
             faults);
     String figures =
         "Figures: ops done, ops/s; faults injected; lost = holds whose lock said LOST;"
-            + " refused = stale writes fenced off. Then: invariants, "
+            + " refused = stale writes the database fenced off. Then: invariants, "
             + (options.jfr() == null ? "Micrometer figures." : "Micrometer, Flight Recording.");
     return List.of(workload, figures);
   }
@@ -102,8 +103,8 @@ final class Report {
         lines.add(
             "  "
                 + result.library()
-                + "'s writes were unfenced: its locks have no ownership checks, so a holder whose"
-                + " session ended still writes.");
+                + "'s writes were unfenced: its locks have no fencing tokens for the database to"
+                + " check, so a holder whose session ended still writes.");
       }
     }
     return lines;
@@ -198,7 +199,7 @@ final class Report {
         r ->
             r.fenced()
                 ? count(r.metrics().refused.sum())
-                    + " refused by ZooKeeper, "
+                    + " refused by the database, "
                     + count(r.metrics().skipped.sum())
                     + " not sent (loss already known)"
                 : "none (writes unfenced)");

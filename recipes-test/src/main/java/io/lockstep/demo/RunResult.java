@@ -9,7 +9,7 @@ import java.util.Optional;
  * The outcome of one run of the workload: what was counted and which invariants held.
  *
  * @param library the recipes' library, "Lockstep" or "Curator"
- * @param fenced whether the run's writes carried ownership checks
+ * @param fenced whether the run's writes were fenced: admitted by the database's fence
  * @param recipes the recipe each operation used, as printed
  * @param elapsed from the first operation to the last worker's end
  * @param metrics the counts and latencies

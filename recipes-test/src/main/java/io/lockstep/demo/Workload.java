@@ -24,8 +24,9 @@ import org.apache.curator.utils.CloseableUtils;
 
 /**
  * A bank-transfer workload on ZooKeeper: several service instances, each with its own Curator
- * client and session, move money between accounts stored in ZooKeeper nodes, and the run checks
- * that the locks kept the books straight.
+ * client and session, move money between accounts stored in a database (H2, in this process, see
+ * {@link Bank}), and the run checks that the locks and the database's fence kept the books
+ * straight.
  *
  * <p><b>Which lock guards what.</b> Each account has two lock paths (see {@link Bank}):
  *
@@ -39,11 +40,12 @@ import org.apache.curator.utils.CloseableUtils;
  * </ul>
  *
  * <p>A transfer takes both accounts' writer locks and audit write locks in one atomic {@code
- * MultiMutex} (its four paths listed in random order: the atomic enqueue cannot deadlock), reads
- * both balances, and writes both in one transaction together with the lock's ownership checks.
- * {@code reserve} and {@code settle} move money between the two halves of one account's balance, so
- * they never change its total and need not exclude audits; they write one node, fenced the same
- * way.
+ * MultiMutex} (its four paths listed in random order: the atomic enqueue cannot deadlock), then, in
+ * one database transaction, admits the lock's fencing token for both accounts ({@code JdbcFence}),
+ * reads both balances and writes both: the database refuses a holder older than one it has
+ * admitted, before it reads. {@code reserve} and {@code settle} move money between the two halves
+ * of one account's balance, so they never change its total and need not exclude audits; they write
+ * one row, fenced the same way.
  *
  * <p>An audit takes the read side of every account's audit lock in one {@code MultiMutex} and reads
  * every balance: no transfer can be half-way while it reads, so the sum it sees must be the bank's
@@ -92,7 +94,8 @@ final class Workload {
     Bank bank = null;
     MeterFigures meters = library.fenced() ? new MeterFigures() : null;
     try {
-      bank = Bank.open(admin, root, options.accounts());
+      // a connection per worker, and some for the audits, the fault phase and the final count
+      bank = Bank.open(root, options.accounts(), options.instances() * options.threads() + 8);
       for (int i = 1; i <= options.instances(); i++) {
         CuratorFramework client = ensemble.newClient();
         instances.add(new Instance(i, client));
@@ -101,7 +104,7 @@ final class Workload {
           meters.observe(client);
         }
       }
-      return run(admin, bank, instances, Optional.ofNullable(meters));
+      return run(bank, instances, Optional.ofNullable(meters));
     } finally {
       if (meters != null) {
         meters.close();
@@ -114,8 +117,7 @@ final class Workload {
     }
   }
 
-  private RunResult run(
-      CuratorFramework admin, Bank bank, List<Instance> instances, Optional<MeterFigures> meters)
+  private RunResult run(Bank bank, List<Instance> instances, Optional<MeterFigures> meters)
       throws Exception {
     long start = System.nanoTime();
     long deadline = start + options.duration().toNanos();
@@ -132,8 +134,7 @@ final class Workload {
         FaultPhase faults =
             options.faults()
                 ? FaultPhase.start(
-                    new FaultPhase.Scene(
-                        ensemble, instances, admin, bank, library, metrics, checker),
+                    new FaultPhase.Scene(ensemble, instances, bank, library, metrics, checker),
                     console,
                     start,
                     options.duration())
@@ -151,7 +152,7 @@ final class Workload {
     }
     Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
     closingAudit(instances.get(0), bank);
-    List<Balance> balances = bank.readAll(admin);
+    List<Balance> balances = bank.readAll();
     return new RunResult(
         library.label(),
         library.fenced(),

@@ -72,6 +72,23 @@ class BenchmarkPageTest {
   }
 
   @Test
+  void theFenceBlock_saysItsRun_andWhatTheAdmissionAdds() {
+    var blocks = SuiteFixtures.page(SuiteFixtures.everyGoalMet()).blocks();
+
+    assertThat(blocks.get(Block.FENCE))
+        .startsWith("Measured 2026-01-06T00:00:00 UTC (3.0 min): `")
+        .contains("JMH: 3 warm-up and 5 measured iterations of 2 s, 1 fork")
+        .contains("H2 2.5.252 in memory; PostgreSQL 17.5 on the loopback address.")
+        .contains("| H2, in memory | `UPDATE`, `COMMIT` | 10 ± 0.50 | 100,000 | |")
+        .contains(
+            "| H2, in memory | `admit` (a new token) + `UPDATE`, `COMMIT` | 12 ± 0.50 | 83,333 |"
+                + " +2 µs (+20%) |")
+        .contains(
+            "| PostgreSQL, `synchronous_commit = on` | `admit` (the same token) + `UPDATE`,"
+                + " `COMMIT` | 1,200 ± 0.50 | 833 | +200 µs (+20%) |");
+  }
+
+  @Test
   void aPartialRun_saysWhichSectionsItDidNotMeasure() {
     SuiteResults results = new SuiteResults();
     results.multi.add(SuiteFixtures.load(io.lockstep.testing.Library.CURATOR, 8, 400, 14));

@@ -53,7 +53,7 @@ class SuiteArgumentsTest {
                 Arguments.parse(new String[] {"--only", "semaphore-election,watches", "--update"}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "(uncontended, multi, unreachable, semaphore-election, linger, keyed)")
+            "(uncontended, multi, unreachable, semaphore-election, linger, keyed, fence)")
         .hasMessageContaining("not watches");
     assertThat(Arguments.parse(new String[] {"--only", "semaphore-election"}).writesPage())
         .isFalse();

@@ -179,6 +179,7 @@ final class SuiteFixtures {
     unreachable(results, UnreachableScenario.Fault.BLACKHOLE, 201, 205, 240);
     semaphoreElection(results);
     keyed(results);
+    fence(results);
     return results;
   }
 
@@ -201,6 +202,32 @@ final class SuiteFixtures {
     results.keyedRun =
         new KeyedTables.Run(
             "2026-01-04T00:00:00 UTC", Duration.ofMinutes(2), "0.1", "0.2", 1_000, 100, figures);
+  }
+
+  /** A fence section run: every database and admission, H2 at 10 µs bare and 12 admitted. */
+  static void fence(SuiteResults results) {
+    java.util.List<FenceTables.Point> points = new java.util.ArrayList<>();
+    for (FenceAdmitBenchmark.Database database : FenceAdmitBenchmark.Database.values()) {
+      for (FenceAdmitBenchmark.Admission admission : FenceAdmitBenchmark.Admission.values()) {
+        double bare = database == FenceAdmitBenchmark.Database.H2 ? 10 : 1_000;
+        points.add(
+            new FenceTables.Point(
+                database,
+                admission,
+                admission == FenceAdmitBenchmark.Admission.NONE ? bare : bare * 1.2,
+                0.5));
+      }
+    }
+    results.fenceRun =
+        new FenceTables.Run(
+            "2026-01-06T00:00:00 UTC",
+            Duration.ofMinutes(3),
+            "0.1",
+            "0.2",
+            "3 warm-up and 5 measured iterations of 2 s, 1 fork",
+            "17.5",
+            "2.5.252",
+            points);
   }
 
   /**

@@ -143,7 +143,10 @@ class DemoTest {
     assertThat(result.metrics().staleCommitted.sum()).isZero();
     assertThat(output)
         .contains("fault: killed server", "fault: restarted server")
-        .contains("refused by ZooKeeper, the ownership check failed")
+        .containsPattern(
+            "resumes and commits its prepared write to acct-\\d\\d: refused by the database,"
+                + " token \\d+ < \\d+ admitted for /lockstep-demo/.*/locks/acct-\\d\\d"
+                + " \\(StaleFencingTokenException\\)")
         .contains("fault phase over after")
         .contains("Result: Lockstep: every invariant held.");
     // the two lines before the run: what runs, what the figures mean
@@ -299,11 +302,12 @@ class DemoTest {
   void intro_saysWhatRuns_andWhatTheFiguresMean_inTwoLines() {
     assertThat(Report.intro(DemoOptions.parse(), true))
         .containsExactly(
-            "Workload: 4 instances x 4 threads move money among 16 accounts under Lockstep locks,"
-                + " 45 s; at 15 s a server dies and a lock holder's session expires.",
+            "Workload: 4 instances x 4 threads move money among 16 accounts of an H2 database"
+                + " under Lockstep locks, 45 s; at 15 s a server dies and a lock holder's session"
+                + " expires.",
             "Figures: ops done, ops/s; faults injected; lost = holds whose lock said LOST;"
-                + " refused = stale writes fenced off. Then: invariants, Micrometer, Flight"
-                + " Recording.");
+                + " refused = stale writes the database fenced off. Then: invariants, Micrometer,"
+                + " Flight Recording.");
     assertThat(Report.intro(DemoOptions.parse("--no-faults", "--no-jfr"), true))
         .hasSize(2)
         .first()

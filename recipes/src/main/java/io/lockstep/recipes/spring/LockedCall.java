@@ -4,6 +4,7 @@ import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockHold;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
 
 /**
  * The hold of the {@link Locked} call running on this thread, for its fencing token: {@code
@@ -60,6 +61,18 @@ public final class LockedCall {
               + " is for the body of a @Locked method called through its Spring proxy");
     }
     return calls.peek().call();
+  }
+
+  /**
+   * The hold of the innermost {@link Locked} call running on this thread, if one runs: for code
+   * that serves both {@code @Locked} callers and others (as the fencing headers of {@code
+   * io.lockstep.recipes.fence.http} do).
+   *
+   * @return the hold, or empty outside a {@code @Locked} call
+   */
+  public static Optional<LockHold> find() {
+    Deque<Frame> calls = CALLS.get();
+    return calls == null ? Optional.empty() : Optional.of(calls.peek().call().hold());
   }
 
   /** The hold of {@code lock} taken by a call running on this thread, or null. */

@@ -32,6 +32,7 @@ class ApiSurfaceTest {
       Set.of(
           "io.lockstep.recipes.locks",
           "io.lockstep.recipes.fence",
+          "io.lockstep.recipes.fence.http",
           "io.lockstep.recipes.leader",
           "io.lockstep.recipes.leader.compat",
           "io.lockstep.recipes.spring",
@@ -49,6 +50,11 @@ class ApiSurfaceTest {
           "CountingSemaphore$Builder",
           "EnableLockstepLocking",
           "FencedLock",
+          "FencingClientInterceptor",
+          "FencingExchangeFilter",
+          "FencingFilter",
+          "FencingFilter$Builder",
+          "FencingHeaders",
           "JdbcFence",
           "KeyLayout",
           "KeyedLocks",
@@ -145,7 +151,8 @@ class ApiSurfaceTest {
           "LockObserver.attemptEnded",
           "LockObserver.stateChanged",
           "LockObserver.released",
-          "JdbcFence.admit");
+          "JdbcFence.admit",
+          "FencingHeaders.set");
 
   /**
    * Every public method of the API that takes a time as {@code (long, TimeUnit)} or as a bare

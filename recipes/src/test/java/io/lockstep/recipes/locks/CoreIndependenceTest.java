@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The core never refers to the optional integrations: no compiled class of {@code
- * io.lockstep.recipes.locks} or of the engine ({@code io.lockstep.recipes.internal}) names a type
- * of Spring (Spring Boot included) or Micrometer, so a user without them loads none of their
+ * io.lockstep.recipes.locks}, of the fence ({@code io.lockstep.recipes.fence}, whose HTTP part
+ * {@code fence.http} is an adapter) or of the engine ({@code io.lockstep.recipes.internal}) names a
+ * type of Spring (Spring Boot included) or Micrometer, so a user without them loads none of their
  * classes (and needs none of their jars). The constant pool of a class file holds every type it
  * refers to as a UTF-8 internal name ({@code org/springframework/...}), which is what this test
  * looks for.
@@ -70,9 +71,15 @@ class CoreIndependenceTest {
             StandardCharsets.ISO_8859_1);
     assertThat(reactive).contains("reactor/core/");
     assertThat(boot).contains("org/springframework/boot/");
+    String http =
+        new String(
+            Files.readAllBytes(
+                classes.resolve("io/lockstep/recipes/fence/http/FencingFilter.class")),
+            StandardCharsets.ISO_8859_1);
+    assertThat(http).contains("org/springframework/web/", "jakarta/servlet/");
   }
 
-  /** The class files of the locks and of the engine: everything but the adapters. */
+  /** The class files of the locks, the fence and the engine: everything but the adapters. */
   private static List<Path> coreClassFiles() throws IOException, URISyntaxException {
     Path root = classesRoot().resolve("io/lockstep/recipes");
     try (Stream<Path> files = Files.walk(root)) {
@@ -82,6 +89,7 @@ class CoreIndependenceTest {
           .filter(f -> !root.relativize(f).startsWith("micrometer"))
           .filter(f -> !root.relativize(f).startsWith("reactor"))
           .filter(f -> !root.relativize(f).startsWith("boot"))
+          .filter(f -> !root.relativize(f).startsWith(Path.of("fence", "http")))
           .sorted()
           .toList();
     }

@@ -44,7 +44,12 @@ class ModuleDescriptorTest {
           "spring-boot-autoconfigure-",
           "spring-boot-health-",
           "spring-boot-actuator-4",
-          "spring-boot-actuator-autoconfigure-");
+          "spring-boot-actuator-autoconfigure-",
+          "spring-web-",
+          "spring-webflux-",
+          "spring-jdbc-",
+          "spring-tx-",
+          "jakarta.servlet-api-");
 
   @Test
   void theDescriptor_compiles_andExportsOnlyTheApi(@TempDir Path out) throws Exception {
@@ -84,7 +89,12 @@ class ModuleDescriptorTest {
             "spring.boot.autoconfigure",
             "spring.boot.health",
             "spring.boot.actuator",
-            "spring.boot.actuator.autoconfigure")) {
+            "spring.boot.actuator.autoconfigure",
+            "spring.web",
+            "spring.webflux",
+            "spring.jdbc",
+            "spring.tx",
+            "jakarta.servlet")) {
       assertThat(module.requires())
           .filteredOn(requires -> requires.name().equals(optional))
           .singleElement()
