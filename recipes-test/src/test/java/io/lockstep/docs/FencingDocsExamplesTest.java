@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.stereotype.Service;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -125,6 +126,64 @@ class FencingDocsExamplesTest {
   }
 
   // ---- docs/fencing.md: HTTP ----
+
+  // docs/fencing.md: a fenced locked method
+  // import io.lockstep.recipes.spring.Locked;
+  // import org.springframework.jdbc.core.JdbcTemplate;
+
+  static class OrderBook {
+    private final JdbcTemplate jdbc;
+
+    OrderBook(JdbcTemplate jdbc) {
+      this.jdbc = jdbc;
+    }
+
+    // the call's token is admitted for the order in the method's transaction, before the update
+    @Locked(key = "'orders/' + #id", fence = "'orders/' + #id")
+    public void markShipped(long id) {
+      jdbc.update("UPDATE orders SET state = 'shipped' WHERE id = ?", id);
+    }
+  }
+
+  // docs: end
+
+  /** The context of the fenced locked method: Lockstep's locking, a database, its transactions. */
+  @Configuration(proxyBeanMethods = false)
+  @EnableLockstepLocking
+  static class OrderBookConfig {
+    @Bean
+    LockstepLockRegistry registry(CuratorFramework client) {
+      return new LockstepLockRegistry(client, "/order-book");
+    }
+
+    @Bean
+    DataSourceTransactionManager transactions(DataSource dataSource) {
+      return new DataSourceTransactionManager(dataSource);
+    }
+
+    @Bean
+    OrderBook orderBook(DataSource dataSource) {
+      return new OrderBook(new JdbcTemplate(dataSource));
+    }
+  }
+
+  @Test
+  void fencing_aLockedMethodNamesItsFence_andItsTokenIsAdmittedWithItsWrite() throws Exception {
+    DataSource database = ordersDatabase("fencing-docs-locked");
+    JdbcFence.of(database).createTableIfMissing();
+    CuratorFramework client = zk.newClient();
+    try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+      context.registerBean(CuratorFramework.class, () -> client);
+      context.registerBean(DataSource.class, () -> database);
+      context.register(OrderBookConfig.class);
+      context.refresh();
+
+      context.getBean(OrderBook.class).markShipped(17);
+    }
+
+    assertThat(state(database)).isEqualTo("shipped");
+    assertThat(JdbcFence.of(database).highestAdmitted("orders/17")).isPresent();
+  }
 
   // docs/fencing.md: the service's filter
   // import io.lockstep.recipes.fence.JdbcFence;

@@ -68,6 +68,11 @@ class LockedValidationTest {
     public void run() {}
   }
 
+  static class BadFence {
+    @Locked(key = "'order-' + #orderId", fence = "'order-' +")
+    public void run(String orderId) {}
+  }
+
   static class BadKey {
     @Locked(key = "#orderId.")
     public void run(String orderId) {}
@@ -140,6 +145,7 @@ class LockedValidationTest {
     assertRefused(
         SkipReturningInt.class, Map.of(), "SkipReturningInt.run", "whenBusy = SKIP", "int");
     assertRefused(BadKey.class, Map.of(), "BadKey.run", "\"#orderId.\"");
+    assertRefused(BadFence.class, Map.of(), "BadFence.run", "fence", "is no SpEL expression");
     assertRefused(Later.class, Map.of(), "Later.run", "asynchronous work is not supported");
   }
 

@@ -179,6 +179,24 @@ public @interface Locked {
    */
   String holdAtLeast() default "";
 
+  /**
+   * The resource fenced in the database, a SpEL expression over the arguments as {@link #key()}
+   * ({@code "'order-' + #orderId"}; one resource per lock, so usually the key's own expression):
+   * the call's fencing token is admitted for it through {@link io.lockstep.recipes.fence.JdbcFence}
+   * (the context's bean of that type, or one on the context's {@code DataSource} and its default
+   * table), in a transaction around the method that the method's own {@code @Transactional} work
+   * and {@code JdbcTemplate} join, before any of their writes; a transaction already under way is
+   * joined instead. A stale token (a newer holder was admitted) throws {@link
+   * io.lockstep.recipes.fence.StaleFencingTokenException} and the method is not called; the
+   * transaction commits when the method returns and rolls back when it throws anything. Needs
+   * spring-jdbc and one {@code DataSource} in the context (and uses its {@code
+   * PlatformTransactionManager}, or a {@code DataSourceTransactionManager} on it). Empty (the
+   * default): no fence.
+   *
+   * @return the fenced resource's name, or empty for none
+   */
+  String fence() default "";
+
   /** What a {@link Locked} call does when another holder has the lock. */
   enum WhenBusy {
     /**

@@ -32,6 +32,7 @@ final class LockedInterceptor implements MethodInterceptor {
   private final Supplier<LockedDefaults> defaults;
   private final LockedSkips skips;
   private final KeptHolds kept = new KeptHolds();
+  private volatile LockedFence fences; // null until the first call of a fenced method
   private final Map<AnnotatedElementKey, LockedMethod> methods = new ConcurrentHashMap<>();
 
   LockedInterceptor(BeanFactory beanFactory, Supplier<LockedDefaults> defaults, LockedSkips skips) {
@@ -80,7 +81,10 @@ final class LockedInterceptor implements MethodInterceptor {
     if (outer != null) {
       LockedCall.push(lock, outer);
       try {
-        return invocation.proceed();
+        return locked.fenced() // fenced inside, too
+            ? fences()
+                .call(locked.fenceOf(target, invocation.getArguments()), outer.hold(), invocation)
+            : invocation.proceed();
       } finally {
         LockedCall.pop();
       }
@@ -105,11 +109,23 @@ final class LockedInterceptor implements MethodInterceptor {
     }
     LockedCall.push(lock, call);
     try {
-      return invocation.proceed();
+      return locked.fenced()
+          ? fences().call(locked.fenceOf(target, invocation.getArguments()), hold, invocation)
+          : invocation.proceed();
     } finally {
       LockedCall.pop();
       kept.callEnded(call, locked.holdAtLeast());
     }
+  }
+
+  /** The fence of {@code fence =} methods: made at the first such call (spring-jdbc is there). */
+  private LockedFence fences() {
+    LockedFence made = fences;
+    if (made == null) {
+      made = LockedFence.of(beanFactory);
+      fences = made; // two first calls at once make two alike: either does
+    }
+    return made;
   }
 
   private LockedMethod planOf(Method method, Class<?> targetClass) {

@@ -22,6 +22,7 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
 
 /**
  * What a {@link Locked} method needs at each call: the parsed key expression, the wait budget, what
@@ -42,6 +43,7 @@ final class LockedMethod {
   private final Duration ttl; // null: none
   private final boolean renew;
   private final Duration holdAtLeast; // null: none
+  private final Expression fence; // the fenced resource's expression, or null for none
   private final BeanFactory beanFactory;
   private final String registry;
   private volatile Function<String, FencedLock> locks; // looked up at the first call
@@ -99,6 +101,33 @@ final class LockedMethod {
               + ") is longer than "
               + ttlSource
               + ": the lock cannot be kept longer than it may be held");
+    }
+    String fenceSource = locked.fence().strip();
+    if (fenceSource.isEmpty()) {
+      this.fence = null;
+    } else if (!ClassUtils.isPresent(
+        "org.springframework.jdbc.datasource.DataSourceUtils",
+        method.getDeclaringClass().getClassLoader())) {
+      throw new IllegalStateException(
+          "@Locked method "
+              + name
+              + ": fence \""
+              + fenceSource
+              + "\" admits the call's token in the database, which needs spring-jdbc on the class"
+              + " path");
+    } else {
+      try {
+        this.fence = PARSER.parseExpression(fenceSource);
+      } catch (ParseException e) {
+        throw new IllegalStateException(
+            "@Locked method "
+                + name
+                + ": fence \""
+                + fenceSource
+                + "\" is no SpEL expression: "
+                + e,
+            e);
+      }
     }
   }
 
@@ -161,12 +190,30 @@ final class LockedMethod {
     return holdAtLeast;
   }
 
+  /** Whether the call's token is admitted in the database ({@code fence}). */
+  boolean fenced() {
+    return fence != null;
+  }
+
+  /**
+   * The fenced resource for these arguments.
+   *
+   * @throws IllegalArgumentException if the expression cannot be evaluated, or is null
+   */
+  String fenceOf(Object target, Object[] args) {
+    return evaluate(fence, "fence", target, args);
+  }
+
   /**
    * The key for these arguments.
    *
    * @throws IllegalArgumentException if the expression fails, or gives null
    */
   String keyOf(Object target, Object[] args) {
+    return evaluate(key, "key", target, args);
+  }
+
+  private String evaluate(Expression expression, String what, Object target, Object[] args) {
     MethodBasedEvaluationContext context =
         new MethodBasedEvaluationContext(target, method, args, NAMES);
     if (beanFactory != null) {
@@ -174,14 +221,17 @@ final class LockedMethod {
     }
     Object value;
     try {
-      value = key.getValue(context);
+      value = expression.getValue(context);
     } catch (EvaluationException e) {
-      throw new IllegalArgumentException(describe() + ": the key cannot be evaluated: " + e, e);
+      throw new IllegalArgumentException(
+          describe() + ": the " + what + " cannot be evaluated: " + e, e);
     }
     if (value == null) {
       throw new IllegalArgumentException(
           describe()
-              + ": the key is null (an argument by name needs classes compiled with -parameters;"
+              + ": the "
+              + what
+              + " is null (an argument by name needs classes compiled with -parameters;"
               + " #p0 works without)");
     }
     return value.toString();
