@@ -50,10 +50,10 @@ class JobInstanceTest {
   @Test
   void oneOfThreeInstances_shards_andOneRuns() throws Exception {
     JobInstance first = start("a");
+    assertThat(first.awaitShardingLeadership(10_000)).isTrue(); // starting is asynchronous
     start("b");
     start("c");
 
-    assertThat(first.awaitShardingLeadership(10_000)).isTrue();
     await().until(() -> runners().size() == 1);
     assertThat(shardingLeaders()).containsExactly(first);
     assertThat(first.wasToldShardingLeader()).isTrue();
