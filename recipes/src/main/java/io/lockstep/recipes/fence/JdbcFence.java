@@ -2,10 +2,8 @@ package io.lockstep.recipes.fence;
 
 import io.lockstep.recipes.locks.LockHold;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -104,6 +102,7 @@ public final class JdbcFence {
 
   private final DataSource dataSource;
   private final String table;
+  private final Admissions admissions; // the statements, per dialect
 
   /**
    * The database's dialect: null until the first use, which reads it from a connection's metadata
@@ -114,6 +113,7 @@ public final class JdbcFence {
   private JdbcFence(DataSource dataSource, String table) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
     this.table = checkTable(table);
+    this.admissions = new Admissions(this.table);
   }
 
   /**
@@ -205,12 +205,7 @@ public final class JdbcFence {
           "connection is in auto-commit mode: admit joins the caller's transaction, so turn"
               + " auto-commit off first (connection.setAutoCommit(false))");
     }
-    Dialect dialect = dialect(connection);
-    switch (dialect) {
-      case POSTGRESQL -> admitPostgres(connection, resource, token);
-      case MYSQL -> admitMysql(connection, resource, token);
-      case H2, GENERIC -> admitGeneric(connection, resource, token);
-    }
+    admissions.admit(dialect(connection), connection, resource, token);
   }
 
   /**
@@ -251,7 +246,7 @@ public final class JdbcFence {
   public OptionalLong highestAdmitted(String resource) throws SQLException {
     checkResource(resource);
     try (Connection connection = dataSource.getConnection()) {
-      return read(connection, resource, false);
+      return admissions.read(connection, resource, false);
     }
   }
 
@@ -267,129 +262,6 @@ public final class JdbcFence {
   @Override
   public String toString() {
     return "JdbcFence[" + table + "]";
-  }
-
-  // ---- the dialects' admissions ----
-
-  /**
-   * One statement: inserts the row, or locks it and keeps the greater of its token and ours, and
-   * returns the token it holds now: ours if admitted, a greater one if not.
-   */
-  private void admitPostgres(Connection connection, String resource, long token)
-      throws SQLException {
-    String upsert =
-        "INSERT INTO "
-            + table
-            + " AS f (resource, fencing_token) VALUES (?, ?)"
-            + " ON CONFLICT (resource) DO UPDATE"
-            + " SET fencing_token = GREATEST(f.fencing_token, EXCLUDED.fencing_token)"
-            + " RETURNING f.fencing_token";
-    long highest;
-    try (PreparedStatement statement = connection.prepareStatement(upsert)) {
-      statement.setString(1, resource);
-      statement.setLong(2, token);
-      try (ResultSet row = statement.executeQuery()) {
-        row.next();
-        highest = row.getLong(1);
-      }
-    }
-    if (highest > token) {
-      throw new StaleFencingTokenException(resource, token, highest);
-    }
-  }
-
-  /** Insert, or lock the row and raise its token to ours if greater; then read it, locked. */
-  private void admitMysql(Connection connection, String resource, long token) throws SQLException {
-    String upsert =
-        "INSERT INTO "
-            + table
-            + " (resource, fencing_token) VALUES (?, ?)"
-            + " ON DUPLICATE KEY UPDATE fencing_token = GREATEST(fencing_token, ?)";
-    try (PreparedStatement statement = connection.prepareStatement(upsert)) {
-      statement.setString(1, resource);
-      statement.setLong(2, token);
-      statement.setLong(3, token);
-      statement.executeUpdate();
-    }
-    // a locking read is a current read, not the transaction's snapshot
-    long highest = read(connection, resource, true).orElseThrow();
-    if (highest > token) {
-      throw new StaleFencingTokenException(resource, token, highest);
-    }
-  }
-
-  /**
-   * A locking read, then an update or an insert; an insert that loses a race with another first
-   * admission is rolled back to a savepoint and the read is tried again, once the other has
-   * committed (it waited for it).
-   */
-  private void admitGeneric(Connection connection, String resource, long token)
-      throws SQLException {
-    for (int attempt = 1; ; attempt++) {
-      OptionalLong highest = read(connection, resource, true);
-      if (highest.isPresent()) {
-        long stored = highest.getAsLong();
-        if (stored > token) {
-          throw new StaleFencingTokenException(resource, token, stored);
-        }
-        if (stored < token) {
-          update(connection, resource, token);
-        }
-        return;
-      }
-      Savepoint savepoint =
-          connection.getMetaData().supportsSavepoints() ? connection.setSavepoint() : null;
-      try {
-        insert(connection, resource, token);
-      } catch (SQLException raced) {
-        if (!isIntegrityViolation(raced) || attempt >= 3) {
-          throw raced;
-        }
-        if (savepoint != null) {
-          connection.rollback(savepoint);
-        }
-        continue;
-      }
-      if (savepoint != null) {
-        connection.releaseSavepoint(savepoint);
-      }
-      return;
-    }
-  }
-
-  private OptionalLong read(Connection connection, String resource, boolean forUpdate)
-      throws SQLException {
-    String select =
-        "SELECT fencing_token FROM "
-            + table
-            + " WHERE resource = ?"
-            + (forUpdate ? " FOR UPDATE" : "");
-    try (PreparedStatement statement = connection.prepareStatement(select)) {
-      statement.setString(1, resource);
-      try (ResultSet row = statement.executeQuery()) {
-        return row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
-      }
-    }
-  }
-
-  private void update(Connection connection, String resource, long token) throws SQLException {
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "UPDATE " + table + " SET fencing_token = ? WHERE resource = ?")) {
-      statement.setLong(1, token);
-      statement.setString(2, resource);
-      statement.executeUpdate();
-    }
-  }
-
-  private void insert(Connection connection, String resource, long token) throws SQLException {
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "INSERT INTO " + table + " (resource, fencing_token) VALUES (?, ?)")) {
-      statement.setString(1, resource);
-      statement.setLong(2, token);
-      statement.executeUpdate();
-    }
   }
 
   private boolean tableExists(Connection connection) {
@@ -409,12 +281,6 @@ public final class JdbcFence {
       dialect = known;
     }
     return known;
-  }
-
-  /** SQLState class 23: a duplicate key, as every database reports one. */
-  private static boolean isIntegrityViolation(SQLException e) {
-    String state = e.getSQLState();
-    return state != null && state.startsWith("23");
   }
 
   private static String checkTable(String table) {
