@@ -9,12 +9,14 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The kit's API is what a user needs and no more: the extension, its faults and a fault in force.
  * Everything else is package-private or in {@code io.lockstep.testkit.internal}, which the kit's
  * Javadoc leaves out.
  */
+@Timeout(30)
 class KitApiTest {
   @Test
   void thePublicTypesOfTheKitsPackage_areExactlyTheApi() throws Exception {

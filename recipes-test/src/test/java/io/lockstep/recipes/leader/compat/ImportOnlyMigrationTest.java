@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * same code after the migration, and both run their own tests ({@code JobInstanceTest}) in this
  * build. This test checks that the two copies differ in nothing else.
  */
+@Timeout(30)
 class ImportOnlyMigrationTest {
   private static final Path PROJECT =
       Path.of("src/test/java/io/lockstep/recipes/leader/compat/project");
