@@ -46,6 +46,7 @@ public final class FaultWorker {
     EventChannel events = EventChannel.open(spec.hubPort(), spec.worker());
     StoreChannel store = StoreChannel.open(spec.hubPort(), spec.worker());
     events.send("hello", spec.worker(), ProcessHandle.current().pid());
+    PauseMeter.start(events);
     CuratorFramework client = newClient(spec);
     client.start();
     if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {

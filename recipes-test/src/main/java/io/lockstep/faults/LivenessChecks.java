@@ -23,8 +23,9 @@ import java.util.Map;
  *       its start for a fault of another worker;
  *   <li><b>budgets</b>: every timed call (acquire, {@code tryAcquire}, {@code awaitLeadership})
  *       returned within its budget plus the library's grace plus the scheduling noise ({@link
- *       Bounds}), less any time its own process was frozen; every release (and step-down and
- *       election close) within the connection timeout plus grace plus noise.
+ *       Bounds}), less any time its own process was frozen or, as its {@link PauseMeter} measured,
+ *       could not run at all; every release (and step-down and election close) within the
+ *       connection timeout plus grace plus noise, less the same.
  * </ol>
  *
  * <p>All are checked from the moment every group has granted its lock once: the start of a dozen
@@ -154,6 +155,7 @@ final class LivenessChecks {
   }
 
   private static void budgets(RunRecord record, Findings findings) {
+    Map<Integer, List<long[]>> paused = paused(record, findings);
     long callLimit = Bounds.GRACE_MS + Bounds.NOISE_MS;
     long releaseLimit = Bounds.CONNECTION_TIMEOUT_MS + Bounds.GRACE_MS + Bounds.NOISE_MS;
     for (Event event : record.events()) {
@@ -169,7 +171,13 @@ final class LivenessChecks {
           long tookMs =
               Math.round(
                   Bounds.millis(
-                      took - frozen(record, event.worker(), event.at() - took, event.at())));
+                      took
+                          - excused(
+                              record, paused, event.worker(), event.at() - took, event.at())));
+          if (budget >= 0 && Math.round(Bounds.millis(took)) > budget + callLimit) {
+            findings.increment(
+                "timed calls over the limit before freezes and pauses are taken off");
+          }
           if (budget >= 0 && tookMs > budget + callLimit) {
             findings.violation(
                 "budget",
@@ -212,7 +220,9 @@ final class LivenessChecks {
           long tookMs =
               Math.round(
                   Bounds.millis(
-                      took - frozen(record, event.worker(), event.at() - took, event.at())));
+                      took
+                          - excused(
+                              record, paused, event.worker(), event.at() - took, event.at())));
           findings.max("slowest release (ms)", tookMs);
           if (tookMs > releaseLimit) {
             findings.violation(
@@ -231,19 +241,51 @@ final class LivenessChecks {
     }
   }
 
-  /** How long {@code worker} was frozen between {@code from} and {@code until}, in nanoseconds. */
-  static long frozen(RunRecord record, int worker, long from, long until) {
-    long total = 0;
+  /**
+   * How much of {@code from} to {@code until} {@code worker} could not run: frozen by a fault, or
+   * paused as its {@link PauseMeter} measured (a collection, the operating system), each instant
+   * counted once; in nanoseconds.
+   */
+  static long excused(
+      RunRecord record, Map<Integer, List<long[]>> paused, int worker, long from, long until) {
+    List<long[]> stretches = new ArrayList<>(paused.getOrDefault(worker, List.of()));
     for (FaultRecord fault : record.faults()) {
       if (fault.worker() == worker
           && fault.kind() != FaultKind.KILL_HOLDER
           && fault.kind() != FaultKind.CLIENT_EXPIRY) {
-        long start = Math.max(from, fault.start());
-        long end = Math.min(until, fault.heal());
-        total += Math.max(0, end - start);
+        stretches.add(new long[] {fault.start(), fault.heal()});
       }
     }
+    long total = 0;
+    for (long[] stretch : NodeChecks.merge(stretches)) {
+      total += Math.max(0, Math.min(until, stretch[1]) - Math.max(from, stretch[0]));
+    }
     return total;
+  }
+
+  /**
+   * Each worker's measured pauses, from its {@code unscheduled} events (stamped when they ended).
+   */
+  static Map<Integer, List<long[]>> paused(RunRecord record, Findings findings) {
+    Map<Integer, List<long[]>> byWorker = new HashMap<>();
+    for (Event event : record.events()) {
+      if (event.type().equals("unscheduled")) {
+        byWorker
+            .computeIfAbsent(event.worker(), w -> new ArrayList<>())
+            .add(new long[] {event.at() - event.longField(1), event.at()});
+        long from = event.at() - event.longField(1);
+        boolean frozen =
+            record.faults().stream()
+                .anyMatch(
+                    f -> f.worker() == event.worker() && f.start() < event.at() && f.heal() > from);
+        if (!frozen) {
+          findings.max(
+              "longest stretch a worker could not run, not frozen (ms)",
+              Math.round(Bounds.millis(event.longField(1))));
+        }
+      }
+    }
+    return byWorker;
   }
 
   private static boolean faultActive(RunRecord record, long from, long until) {

@@ -328,6 +328,41 @@ class ProcessFaultCheckersTest {
   }
 
   @Test
+  void aTimedCallOverItsBudget_isExcused_onlyTheMeasuredPausesOfItsOwnProcess_eachInstantOnce() {
+    long budget = 1_000;
+    long took = budget + Bounds.GRACE_MS + Bounds.NOISE_MS + 350;
+    Findings pausedMeanwhile =
+        twoWorkers()
+            .event(1, 4_900, "unscheduled", "meter", 400_000_000L)
+            .event(1, 5_000, "attempt", "t0", "TIMED_OUT", took * 1_000_000L, budget, 1)
+            .liveness(0, 10_000);
+    assertThat(pausedMeanwhile.violations("budget")).isEmpty();
+
+    Findings anotherProcessPaused =
+        twoWorkers()
+            .event(2, 4_900, "unscheduled", "meter", 400_000_000L)
+            .event(1, 5_000, "attempt", "t0", "TIMED_OUT", took * 1_000_000L, budget, 1)
+            .liveness(0, 10_000);
+    assertThat(anotherProcessPaused.violations("budget")).hasSize(1);
+
+    Findings pausedBeforeTheCall =
+        twoWorkers()
+            .event(1, 3_000, "unscheduled", "meter", 400_000_000L)
+            .event(1, 5_000, "attempt", "t0", "TIMED_OUT", took * 1_000_000L, budget, 1)
+            .liveness(0, 10_000);
+    assertThat(pausedBeforeTheCall.violations("budget")).hasSize(1);
+
+    // frozen 4,500 to 4,700 and paused 4,550 to 4,750: 250 ms, not 400, so still 100 ms over
+    Findings overlapping =
+        twoWorkers()
+            .fault(FaultKind.FREEZE_HOLDER, "g", 1, 4_500, 4_700, 0x11)
+            .event(1, 4_750, "unscheduled", "meter", 200_000_000L)
+            .event(1, 5_000, "attempt", "t0", "TIMED_OUT", took * 1_000_000L, budget, 1)
+            .liveness(0, 10_000);
+    assertThat(overlapping.violations("budget")).hasSize(1);
+  }
+
+  @Test
   void anUnreachableVerdictOnALiveConnection_isANote_notAViolation() {
     Findings findings =
         twoWorkers()
