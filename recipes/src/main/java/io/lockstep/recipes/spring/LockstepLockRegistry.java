@@ -3,10 +3,13 @@ package io.lockstep.recipes.spring;
 import io.lockstep.recipes.locks.KeyLayout;
 import io.lockstep.recipes.locks.KeyedLocks;
 import io.lockstep.recipes.locks.LockObservers;
+import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.PathUtils;
@@ -165,6 +168,72 @@ public final class LockstepLockRegistry
   }
 
   /**
+   * The lock of several keys at once: held when all of them are, taken and given back atomically,
+   * as one {@link io.lockstep.recipes.locks.MultiMutex} on the keys' paths (one ZooKeeper
+   * transaction enqueues on every path, so it cannot deadlock with another lock of the registry,
+   * whatever order callers name the keys in). Each key's queue is the one {@link #obtain(Object)}
+   * locks: it excludes, and is excluded by, the single-key lock of each of its keys, in this and in
+   * every other process. The fencing token is the multi-lock's, greater than every token handed out
+   * on any of its paths before. The same lock object comes back for the same set of keys (in any
+   * order) while it is in use or cached, as for one key, and it counts against the same capacity.
+   * One key gives {@link #obtain(Object) that key's lock}. Nothing is sent to ZooKeeper.
+   *
+   * <pre>{@code
+   * import io.lockstep.recipes.spring.LockstepLock;
+   * import io.lockstep.recipes.spring.LockstepLockRegistry;
+   * import java.util.List;
+   *
+   * LockstepLockRegistry registry = ...; // the service's registry
+   * LockstepLock both = registry.obtainAll(List.of("accounts/17", "accounts/4"));
+   * both.lock();
+   * try {
+   *   // both accounts are ours
+   * } finally {
+   *   both.unlock();
+   * }
+   * }</pre>
+   *
+   * <p>A thread that holds one lock and then locks another steps outside the guarantee (see {@link
+   * io.lockstep.recipes.locks.MultiMutex}): ask for every key it needs in one call instead.
+   *
+   * @param keys the lock keys, {@code String}s, in any order
+   * @return the lock of all of them
+   * @throws NullPointerException if {@code keys} or one of them is null
+   * @throws IllegalArgumentException if {@code keys} is empty, names a key twice, holds a key that
+   *     is not a {@code String} or makes no valid path, or two keys whose paths lie one inside the
+   *     other ({@code "a"} and {@code "a/b"}), or too many for one ZooKeeper transaction
+   */
+  public LockstepLock obtainAll(Collection<?> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("keys is empty: name at least one key");
+    }
+    TreeMap<String, String> pathsByKey = new TreeMap<>();
+    for (Object key : keys) {
+      String name = keyOf(key);
+      if (pathsByKey.put(name, pathOf(name)) != null) {
+        throw new IllegalArgumentException("keys names '" + name + "' twice: " + keys);
+      }
+    }
+    if (pathsByKey.size() == 1) {
+      return obtain(pathsByKey.firstKey());
+    }
+    List<String> paths = List.copyOf(pathsByKey.values());
+    String cacheKey = MULTI + String.join(MULTI, pathsByKey.keySet());
+    LockstepLock cached = cache.cached(cacheKey, null);
+    if (cached != null) {
+      return cached;
+    }
+    MultiMutex made;
+    try {
+      made = new MultiMutex(client, paths);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("keys " + keys + ": " + e.getMessage(), e);
+    }
+    return cache.cached(cacheKey, made);
+  }
+
+  /**
    * Sets how many locks the registry keeps: beyond it, obtaining a lock not kept drops the least
    * recently obtained (or locked) lock that is not in use, as Spring's {@code
    * ZookeeperLockRegistry.setCacheCapacity} does. A lock in use (an acquire under way, or a hold,
@@ -316,6 +385,12 @@ public final class LockstepLockRegistry
     Duration checked = LockstepLock.checkTtl(ttl);
     obtain(lockKey).renew(checked, lockKey);
   }
+
+  /**
+   * Starts and separates the keys in the cache key of several keys' lock: ZooKeeper refuses the
+   * character in paths, so no single key contains it.
+   */
+  private static final String MULTI = "\u0000";
 
   private static String keyOf(Object key) {
     Objects.requireNonNull(key, "key");
