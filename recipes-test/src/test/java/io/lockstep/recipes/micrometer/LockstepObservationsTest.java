@@ -11,6 +11,8 @@ import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
 import io.micrometer.common.KeyValue;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -308,6 +310,41 @@ class LockstepObservationsTest {
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("registry");
     assertThat(observers(client)).isZero();
+  }
+
+  /** What docs/tracing.md says a metrics handler makes of them: timers tagged by the low keys. */
+  @Test
+  void aMeterHandler_timesTheWaitsAndHolds_taggedByTheLowCardinalityKeys() throws Exception {
+    CuratorFramework client = zk.newClient();
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+    LockstepObservations.bind(client, registry);
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("a"));
+
+    lock.acquire();
+    lock.release();
+
+    assertThat(
+            meters
+                .get(LockstepObservations.ACQUIRE)
+                .tags("recipe", MUTEX, "outcome", "GRANTED")
+                .timer()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            meters
+                .get(LockstepObservations.HOLD)
+                .tags("recipe", MUTEX, "state", "RELEASED")
+                .timer())
+        .satisfies(timer -> assertThat(timer.count()).isEqualTo(1));
+    assertThat(meters.getMeters())
+        .as("no path or token tag")
+        .allSatisfy(
+            meter -> {
+              assertThat(meter.getId().getTag("path")).isNull();
+              assertThat(meter.getId().getTag("token")).isNull();
+            });
   }
 
   @Test
