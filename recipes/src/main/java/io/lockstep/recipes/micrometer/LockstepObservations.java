@@ -61,8 +61,8 @@ import org.apache.curator.framework.CuratorFramework;
  * attempt that fails ({@code FAILED}, {@code UNREACHABLE}) is told by its {@code outcome} only:
  * {@link LockObserver} hands over no exception, so the observation carries no error.
  *
- * <p><b>Parents.</b> An attempt starts in the thread that acquires, for the asynchronous forms
- * ({@code acquireAsync}, {@code hold}) too: the observation current there ({@link
+ * <p><b>Parents.</b> An attempt starts in the thread that acquires, for the handle form ({@code
+ * hold}) and the asynchronous one ({@code acquireAsync}) too: the observation current there ({@link
  * ObservationRegistry#getCurrentObservation()}, such as the request's) is the parent of the wait,
  * and of the hold as well. The hold is the wait's sibling rather than its child: it begins when the
  * wait ends, and a child that starts after its parent ended would be drawn outside it; side by side
