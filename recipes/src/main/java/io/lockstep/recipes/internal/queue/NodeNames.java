@@ -69,6 +69,19 @@ public final class NodeNames {
     return path.substring(path.lastIndexOf('/') + 1);
   }
 
+  /**
+   * The path of a protected node in {@code parent} up to its protection id: {@code <parent>/_c_},
+   * as {@code ZKPaths.makePath} joins them.
+   */
+  public static String protectedPathStart(String parent) {
+    return (parent.endsWith("/") ? parent : parent + "/") + PROTECTED_MARKER;
+  }
+
+  /** The rest of a protected node's name after its protection id: {@code -<name>}. */
+  public static String protectedNameEnd(String name) {
+    return "-" + name;
+  }
+
   /** The start of every node name created with the given protection id. */
   public static String prefix(String protectionId) {
     return PROTECTED_MARKER + protectionId + "-";
