@@ -256,8 +256,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     settings.engine().events().leave(this);
     place.active(false);
     place.forget(release.nodes());
-    Callbacks.when(
-        settings.deletes().deleteGuaranteed(release.nodes()), (v, f) -> deleted.complete(null));
+    settings.deletes().deleteGuaranteed(release.nodes(), deleted);
     Callbacks.when(
         lifecycle.released(release.token(), release.lostReason()),
         (v, f) -> releaseHeard.complete(null));
@@ -317,7 +316,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
    */
   @Override
   public void release() {
-    Awaits.whileConnected(releaseAsync(), settings);
+    Awaits.deleted(releaseAsync(), settings);
     if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
       releaseHeard.join();
     }

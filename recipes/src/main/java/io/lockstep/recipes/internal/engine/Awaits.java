@@ -23,6 +23,17 @@ public final class Awaits {
     }
   }
 
+  /**
+   * Waits for a guaranteed delete of ours ({@code NodeDeletes}), as {@link #whileConnected} waits:
+   * ZooKeeper answers the delete at the latest when the connection drops, so the wait need not
+   * watch the connection beyond asking whether it is up now.
+   */
+  public static void deleted(CompletableFuture<?> deleting, LockSettings settings) {
+    if (!deleting.isDone() && settings.connected()) {
+      quietly(deleting, settings.connectionTimeoutNanos());
+    }
+  }
+
   /** Waits for {@code future} for at most {@code nanos}; an interrupt stops the wait, kept. */
   public static void quietly(CompletableFuture<?> future, long nanos) {
     try {

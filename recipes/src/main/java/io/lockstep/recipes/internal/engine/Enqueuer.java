@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
 
@@ -167,8 +166,8 @@ public final class Enqueuer {
 
   /** Whether the driver sorts both nodes by their sequence numbers alone. */
   private static boolean ordersBySequence(LockDriver driver, String ours, String theirs) {
-    String ourName = ZKPaths.getNodeFromPath(ours);
-    String theirName = ZKPaths.getNodeFromPath(theirs);
+    String ourName = NodeNames.nameOf(ours);
+    String theirName = NodeNames.nameOf(theirs);
     return driver.sortKey(ourName).equals(ourName.substring(ourName.length() - 10))
         && driver.sortKey(theirName).equals(theirName.substring(theirName.length() - 10));
   }

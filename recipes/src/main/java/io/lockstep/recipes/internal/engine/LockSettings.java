@@ -163,6 +163,13 @@ public final class LockSettings {
   }
 
   /**
+   * Whether the client is connected now to a server that takes writes (see {@code ClientEvents}).
+   */
+  boolean connected() {
+    return engine.events().connected();
+  }
+
+  /**
    * Whether the client waits for its first connection (see {@code ClientEvents}): a timed call then
    * waits its grace for it rather than calling ZooKeeper unreachable at once.
    */

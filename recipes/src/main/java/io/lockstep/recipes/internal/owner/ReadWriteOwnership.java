@@ -21,6 +21,8 @@ public final class ReadWriteOwnership {
   private final byte[] data;
   private final ThreadOwnership reads;
   private final ThreadOwnership writes;
+  private final List<Slot> read; // a plain read hold's queue, the same for every acquire
+  private final List<Slot> write; // a write hold's
 
   /**
    * @param data the data of every lock node, or null for the client's default data
@@ -32,8 +34,8 @@ public final class ReadWriteOwnership {
         AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.WriteLock"));
     AttemptFactory readAttempts =
         AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.ReadLock"));
-    List<Slot> write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
-    List<Slot> read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
+    this.write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
+    this.read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
     this.writes =
         new ThreadOwnership(
             writeAttempts, this::writeSlots, null, new Handles(writeAttempts, () -> write, null));
@@ -58,20 +60,18 @@ public final class ReadWriteOwnership {
    * @throws LockOwnershipLostException if the thread's write hold was lost
    */
   private List<Slot> readSlots(Thread thread) {
-    Attempt write = writes.heldBy(thread);
-    if (write == null) {
-      return List.of(Slot.of(path, ReadWriteDriver.READ, data));
+    Attempt writeHold = writes.heldBy(thread);
+    if (writeHold == null) {
+      return read;
     }
-    write.checkNotLost();
-    String writeNode = write.nodePaths().get(0);
+    writeHold.checkNotLost();
+    String writeNode = writeHold.nodePaths().get(0);
     String sequence = ReadWriteDriver.sequenceOf(ZKPaths.getNodeFromPath(writeNode));
     return List.of(Slot.tiedTo(path, ReadWriteDriver.READ, data, sequence, writeNode));
   }
 
   /** Null (may not wait) for a thread that holds the read lock but not the write lock. */
   private List<Slot> writeSlots(Thread thread) {
-    return reads.heldBy(thread) != null
-        ? null
-        : List.of(Slot.of(path, ReadWriteDriver.WRITE, data));
+    return reads.heldBy(thread) != null ? null : write;
   }
 }

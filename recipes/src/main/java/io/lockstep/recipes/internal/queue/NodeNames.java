@@ -37,12 +37,49 @@ public final class NodeNames {
    * protection id; null if {@code nodeName} is not protected.
    */
   public static String prefixOf(String nodeName) {
+    int length = prefixLength(nodeName, 0);
+    return length < 0 ? null : nodeName.substring(0, length);
+  }
+
+  /**
+   * How long the protected prefix ({@link #prefixOf}) of the node name starting at {@code
+   * nameStart} in {@code path} is, or -1 if the name is not protected; nothing is copied.
+   */
+  public static int prefixLength(String path, int nameStart) {
     int end = PROTECTED_MARKER.length() + PROTECTION_ID_LENGTH + 1;
-    return nodeName.startsWith(PROTECTED_MARKER)
-            && nodeName.length() > end
-            && nodeName.charAt(end - 1) == '-'
-        ? nodeName.substring(0, end)
-        : null;
+    return path.startsWith(PROTECTED_MARKER, nameStart)
+            && path.length() - nameStart > end
+            && path.charAt(nameStart + end - 1) == '-'
+        ? end
+        : -1;
+  }
+
+  /** Whether {@code name} is the name starting at {@code nameStart} in {@code path}. */
+  public static boolean isNameOf(String path, int nameStart, String name) {
+    return name.length() == path.length() - nameStart
+        && path.regionMatches(nameStart, name, 0, name.length());
+  }
+
+  /**
+   * The last segment of a lock node's path: its name. The path is the server's or was checked when
+   * the lock was made, so it is not validated again (Curator's {@code ZKPaths.getNodeFromPath}
+   * would, copying it into a char array on every read of a queue).
+   */
+  public static String nameOf(String path) {
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * The path of a protected node in {@code parent} up to its protection id: {@code <parent>/_c_},
+   * as {@code ZKPaths.makePath} joins them.
+   */
+  public static String protectedPathStart(String parent) {
+    return (parent.endsWith("/") ? parent : parent + "/") + PROTECTED_MARKER;
+  }
+
+  /** The rest of a protected node's name after its protection id: {@code -<name>}. */
+  public static String protectedNameEnd(String name) {
+    return "-" + name;
   }
 
   /** The start of every node name created with the given protection id. */

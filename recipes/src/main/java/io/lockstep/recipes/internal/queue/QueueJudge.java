@@ -34,8 +34,8 @@ public final class QueueJudge {
 
   /** Whether every queue read holds one child only: ours, alone. */
   public static boolean eachAlone(List<List<String>> children) {
-    for (List<String> names : children) {
-      if (names.size() != 1) {
+    for (int i = 0; i < children.size(); i++) {
+      if (children.get(i).size() != 1) {
         return false;
       }
     }
@@ -55,13 +55,17 @@ public final class QueueJudge {
       List<Slot> slots, List<String> ourNodes, List<List<String>> children) {
     List<String> duplicates = List.of();
     for (int i = 0; i < slots.size() && i < ourNodes.size(); i++) {
-      String ours = ZKPaths.getNodeFromPath(ourNodes.get(i));
-      String prefix = NodeNames.prefixOf(ours);
-      if (prefix == null) {
+      String ourPath = ourNodes.get(i);
+      int nameStart = ourPath.lastIndexOf('/') + 1; // our name, read in place: no copy per read
+      int prefixLength = NodeNames.prefixLength(ourPath, nameStart);
+      if (prefixLength < 0) {
         continue;
       }
-      for (String name : children.get(i)) {
-        if (name.startsWith(prefix) && !name.equals(ours)) {
+      List<String> names = children.get(i);
+      for (int n = 0; n < names.size(); n++) {
+        String name = names.get(n);
+        if (name.regionMatches(0, ourPath, nameStart, prefixLength)
+            && !NodeNames.isNameOf(ourPath, nameStart, name)) {
           if (duplicates.isEmpty()) {
             duplicates = new ArrayList<>();
           }
@@ -85,7 +89,7 @@ public final class QueueJudge {
       List<Slot> slots, List<String> ourNodes, List<List<String>> children) {
     for (int i = 0; i < slots.size(); i++) {
       Slot slot = slots.get(i);
-      String ours = ZKPaths.getNodeFromPath(ourNodes.get(i));
+      String ours = NodeNames.nameOf(ourNodes.get(i));
       List<String> names = children.get(i);
       if (slot.driver() instanceof LeaseDriver leases) {
         Verdict verdict = scanLeases(slot, leases.maxLeases(), ours, names);
@@ -153,7 +157,8 @@ public final class QueueJudge {
     String predecessor = null;
     int predecessorStart = 0;
     int ahead = 0;
-    for (String name : names) {
+    for (int i = 0; i < names.size(); i++) { // by index: no iterator per read
+      String name = names.get(i);
       if (name.equals(ours)) {
         found = true;
         continue;

@@ -2,7 +2,6 @@ package io.lockstep.recipes.internal.queue;
 
 import io.lockstep.recipes.locks.LockDriver;
 import java.util.Objects;
-import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 
 /**
@@ -15,6 +14,12 @@ public final class Slot {
   private final byte[] data;
   private final String tiedSuffix;
   private final String tiedTo;
+  private final String nodePathStart; // the path of our nodes up to their protection id
+  private final String nodePathEnd; // and after it: the lock name, and the tied suffix if any
+
+  // How the lock's client creates our nodes, once a create resolved it (NodeCreates); null before.
+  // Written at most once per client: a race resolves it twice, to the same.
+  private volatile NodeShape shape;
 
   private Slot(String path, LockDriver driver, byte[] data, String tiedSuffix, String tiedTo) {
     this.path = Objects.requireNonNull(path, "path");
@@ -22,6 +27,9 @@ public final class Slot {
     this.data = data == null ? null : data.clone();
     this.tiedSuffix = tiedSuffix;
     this.tiedTo = tiedTo;
+    String name = driver.lockName() + (tiedSuffix == null ? "" : tiedSuffix);
+    this.nodePathStart = NodeNames.protectedPathStart(path);
+    this.nodePathEnd = NodeNames.protectedNameEnd(name);
   }
 
   /**
@@ -68,10 +76,19 @@ public final class Slot {
     return tiedTo;
   }
 
-  /** The path to create: the protected name, and the tied suffix if any. */
+  /** The path to create: the protected name, and the tied suffix if any; one string per call. */
   public String nodePathToCreate(String protectionId) {
-    String name = NodeNames.prefix(protectionId) + driver.lockName();
-    return ZKPaths.makePath(path, tiedSuffix == null ? name : name + tiedSuffix);
+    return nodePathStart + protectionId + nodePathEnd;
+  }
+
+  /** How the lock's client creates our nodes, if a create resolved it already; else null. */
+  public NodeShape shape() {
+    return shape;
+  }
+
+  /** Keeps how the lock's client creates our nodes, for the creates to come. */
+  public void shape(NodeShape resolved) {
+    shape = resolved;
   }
 
   /** Sequential unless tied to another node's suffix. */

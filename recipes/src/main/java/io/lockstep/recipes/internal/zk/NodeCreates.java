@@ -1,5 +1,6 @@
 package io.lockstep.recipes.internal.zk;
 
+import io.lockstep.recipes.internal.queue.NodeShape;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.locks.LockException;
 import java.util.ArrayList;
@@ -64,12 +65,14 @@ public final class NodeCreates {
     try {
       ZooKeeper zk = requests.handle();
       if (slots.size() == 1 && slots.get(0).tiedTo() == null) {
-        CreateRequest request = resolveCreate(slots.get(0), protectionId);
+        Slot slot = slots.get(0);
+        String nodePath = slot.nodePathToCreate(protectionId);
+        NodeShape shape = shape(slot, nodePath);
         zk.create(
-            request.getPath(),
-            request.getData(),
-            request.getAcl(),
-            slots.get(0).createMode(),
+            requests.toZk(nodePath),
+            shape.data(),
+            shape.acl(),
+            slot.createMode(),
             (rc, path, ctx, name, stat) -> {
               if (rc == Code.OK.intValue()) {
                 result.complete(
@@ -125,21 +128,31 @@ public final class NodeCreates {
     if (slot.tiedTo() != null) {
       ops.add(Op.check(requests.toZk(slot.tiedTo()), -1));
     }
-    CreateRequest request = resolveCreate(slot, protectionId);
+    String path = slot.nodePathToCreate(protectionId);
+    NodeShape shape = shape(slot, path);
     nodeOps.add(ops.size());
     ops.add(
         Op.create(
-            request.getPath(),
-            request.getData(),
-            CreateOptions.newBuilder(request.getAcl(), slot.createMode()).build()));
+            requests.toZk(path),
+            shape.data(),
+            CreateOptions.newBuilder(shape.acl(), slot.createMode()).build()));
   }
 
   /**
-   * Resolves a create through Curator's create builder, which applies the client's ACLProvider and
-   * default data, and returns the request it would send, at the node's ZooKeeper path.
+   * How this client creates {@code slot}'s nodes: the ACL and data Curator's create builder
+   * resolves for the slot's first node ({@code nodePath}), kept by the slot for its later creates.
+   * A lock's nodes differ only in their protection id and sequence number, so the ACLProvider is
+   * asked for the first node's path once per lock object and queue, not at every create (a
+   * revocable lock's queue is new at every acquire: it asks every time).
    */
-  private CreateRequest resolveCreate(Slot slot, String protectionId) {
-    return resolveCreate(client, slot, protectionId);
+  private NodeShape shape(Slot slot, String nodePath) {
+    NodeShape shape = slot.shape();
+    if (shape == null || !shape.isFor(client)) {
+      CreateRequest resolved = resolveAt(client, slot, nodePath);
+      shape = new NodeShape(client, resolved.getAcl(), resolved.getData());
+      slot.shape(shape);
+    }
+    return shape;
   }
 
   /**
@@ -149,7 +162,11 @@ public final class NodeCreates {
    */
   public static CreateRequest resolveCreate(
       CuratorFramework client, Slot slot, String protectionId) {
-    String path = slot.nodePathToCreate(protectionId);
+    return resolveAt(client, slot, slot.nodePathToCreate(protectionId));
+  }
+
+  /** As {@link #resolveCreate}, for the node at {@code path} (a client path) in {@code slot}. */
+  private static CreateRequest resolveAt(CuratorFramework client, Slot slot, String path) {
     try {
       return request(client, ZkRequests.toZk(client, path), path, slot.data(), slot.createMode());
     } catch (Exception e) {
