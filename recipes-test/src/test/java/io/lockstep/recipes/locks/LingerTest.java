@@ -154,6 +154,8 @@ class LingerTest {
     String path = zk.path("lock");
     CuratorFramework clientA = zk.newClient();
     CuratorFramework clientB = zk.newClient();
+    // a persistent directory: an empty container could be reaped between turns, and made again
+    clientA.create().creatingParentsIfNeeded().forPath(path);
     ReentrantMutex a = lingering(clientA, path, LONG);
     ReentrantMutex b = lingering(clientB, path, LONG);
     for (int i = 0; i < 3; i++) { // the first turns: each is seen by the other
