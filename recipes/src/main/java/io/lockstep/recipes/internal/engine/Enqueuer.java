@@ -142,7 +142,7 @@ public final class Enqueuer {
           e, created.nodePaths(), created.czxid(), created.owner(), readBehind, null, false);
     }
     String ours = created.nodePaths().get(0);
-    LocalQueues.LocalNode before = localQueues.before(zk.toZk(ours));
+    LocalQueues.LocalNode before = localQueues.before(zk.toZk(lockPaths.get(0)), zk.toZk(ours));
     LockDriver driver = slots.get(0).driver();
     if (before == null || !ordersBySequence(driver, ours, zk.toClient(before.zkPath()))) {
       return new StateEvent.Created(

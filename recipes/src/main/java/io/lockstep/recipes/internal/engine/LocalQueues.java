@@ -1,8 +1,9 @@
 package io.lockstep.recipes.internal.engine;
 
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicInteger;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * This process's nodes in each single queue, per client: which acquisition owns a node, which local
@@ -10,85 +11,179 @@ import java.util.concurrent.atomic.AtomicInteger;
  * queue. With it a waiter behind a local node needs no read of the queue: two consecutive sequence
  * numbers have no node between them, and a local node that was granted was at the head. Paths are
  * ZooKeeper paths (namespace included), so namespace facades of one client share it.
+ *
+ * <p>One lock guards every queue of the client: each call holds it for a few field writes, and a
+ * queue nobody uses any more is dropped. An uncontended acquire and release costs one queue entry
+ * and one node entry, and no key is made (a queue is named by its lock path, which the attempt
+ * has).
  */
 final class LocalQueues {
-  /** A node of this process, and the acquisition it belongs to. */
-  record LocalNode(String zkPath, Acquisition owner) {}
+  /** A node of this process in a queue, and the acquisition it belongs to. */
+  static final class LocalNode {
+    private final String zkPath;
+    private final long sequence; // ZooKeeper's sequence number in its name, or -1 if none
+    private final Acquisition owner;
+    private LocalNode next; // the queue's next local node; guarded by the LocalQueues' lock
 
-  private final ConcurrentMap<String, Acquisition> owners = new ConcurrentHashMap<>();
-  private final ConcurrentMap<String, LocalNode> bySequence = new ConcurrentHashMap<>();
-  private final ConcurrentMap<String, AtomicInteger> active = new ConcurrentHashMap<>();
+    private LocalNode(String zkPath, Acquisition owner) {
+      this.zkPath = zkPath;
+      this.sequence = sequenceOf(zkPath);
+      this.owner = owner;
+    }
+
+    String zkPath() {
+      return zkPath;
+    }
+
+    Acquisition owner() {
+      return owner;
+    }
+  }
+
+  /** One queue: its live local attempts and its local nodes, guarded by the LocalQueues' lock. */
+  private static final class Queue {
+    int active; // local attempts live in the queue
+    LocalNode nodes; // its local nodes, the latest first
+  }
+
+  private final ReentrantLock lock = new ReentrantLock();
+
+  @GuardedBy("lock")
+  private final Map<String, Queue> queues = new HashMap<>(); // by the lock path; none empty
 
   /** A local attempt in the queue of {@code lockZkPath} began. */
   void started(String lockZkPath) {
-    active.computeIfAbsent(lockZkPath, p -> new AtomicInteger()).incrementAndGet();
+    lock.lock();
+    try {
+      queues.computeIfAbsent(lockZkPath, path -> new Queue()).active++;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** A local attempt in that queue ended, or its hold was released. */
   void ended(String lockZkPath) {
-    active.computeIfPresent(lockZkPath, (p, count) -> count.decrementAndGet() == 0 ? null : count);
+    lock.lock();
+    try {
+      Queue queue = queues.get(lockZkPath);
+      if (queue != null) {
+        queue.active--;
+        dropIfUnused(lockZkPath, queue);
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Whether another local attempt than the caller's is live in that queue. */
   boolean othersActive(String lockZkPath) {
-    AtomicInteger count = active.get(lockZkPath);
-    return count != null && count.get() > 1;
+    lock.lock();
+    try {
+      Queue queue = queues.get(lockZkPath);
+      return queue != null && queue.active > 1;
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Records our node, once created. */
-  void note(String zkPath, Acquisition owner) {
-    owners.put(zkPath, owner);
-    String key = sequenceKey(zkPath, 0);
-    if (key != null) {
-      bySequence.put(key, new LocalNode(zkPath, owner));
+  /** Records our node {@code zkPath} in the queue of {@code lockZkPath}, once created. */
+  void note(String lockZkPath, String zkPath, Acquisition owner) {
+    LocalNode node = new LocalNode(zkPath, owner);
+    lock.lock();
+    try {
+      Queue queue = queues.computeIfAbsent(lockZkPath, path -> new Queue());
+      node.next = queue.nodes;
+      queue.nodes = node;
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Forgets a node recorded by {@link #note}. */
-  void forget(String zkPath, Acquisition owner) {
-    owners.remove(zkPath, owner);
-    String key = sequenceKey(zkPath, 0);
-    if (key != null) {
-      bySequence.remove(key, new LocalNode(zkPath, owner));
+  void forget(String lockZkPath, String zkPath, Acquisition owner) {
+    lock.lock();
+    try {
+      Queue queue = queues.get(lockZkPath);
+      if (queue == null) {
+        return;
+      }
+      LocalNode previous = null;
+      for (LocalNode node = queue.nodes; node != null; node = node.next) {
+        if (node.owner == owner && node.zkPath.equals(zkPath)) {
+          if (previous == null) {
+            queue.nodes = node.next;
+          } else {
+            previous.next = node.next;
+          }
+          break;
+        }
+        previous = node;
+      }
+      dropIfUnused(lockZkPath, queue);
+    } finally {
+      lock.unlock();
     }
   }
 
   /** The acquisition of this process that owns {@code zkPath}, or null. */
   Acquisition ownerOf(String zkPath) {
-    return owners.get(zkPath);
-  }
-
-  /** The local node whose sequence number is one less than {@code zkPath}'s, or null. */
-  LocalNode before(String zkPath) {
-    String key = sequenceKey(zkPath, -1);
-    return key == null ? null : bySequence.get(key);
-  }
-
-  /** Whether a node name ends with ZooKeeper's ten-digit sequence number. */
-  static boolean isSequential(String name) {
-    if (name.length() < 10) {
-      return false;
-    }
-    for (int i = name.length() - 10; i < name.length(); i++) {
-      if (name.charAt(i) < '0' || name.charAt(i) > '9') {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** "parent#sequence" of the node, its sequence moved by {@code offset}; null if none. */
-  private static String sequenceKey(String zkPath, int offset) {
-    int length = zkPath.length();
     int slash = zkPath.lastIndexOf('/');
-    if (length - slash - 1 < 10 || !isSequential(zkPath)) {
-      return null; // the name is shorter than a sequence number, or does not end with one
+    String lockZkPath = slash <= 0 ? "/" : zkPath.substring(0, slash);
+    lock.lock();
+    try {
+      Queue queue = queues.get(lockZkPath);
+      for (LocalNode node = queue == null ? null : queue.nodes; node != null; node = node.next) {
+        if (node.zkPath.equals(zkPath)) {
+          return node.owner;
+        }
+      }
+      return null;
+    } finally {
+      lock.unlock();
     }
-    long sequence = Long.parseLong(zkPath, length - 10, length, 10) + offset;
-    if (sequence < 0) {
+  }
+
+  /**
+   * The local node in the queue of {@code lockZkPath} whose sequence number is one less than that
+   * of {@code zkPath}, or null.
+   */
+  LocalNode before(String lockZkPath, String zkPath) {
+    long sequence = sequenceOf(zkPath);
+    if (sequence <= 0) {
       return null;
     }
-    String parent = slash == 0 ? "/" : zkPath.substring(0, slash);
-    return parent + "#" + sequence;
+    lock.lock();
+    try {
+      Queue queue = queues.get(lockZkPath);
+      for (LocalNode node = queue == null ? null : queue.nodes; node != null; node = node.next) {
+        if (node.sequence == sequence - 1) {
+          return node;
+        }
+      }
+      return null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @GuardedBy("lock")
+  private void dropIfUnused(String lockZkPath, Queue queue) {
+    if (queue.active <= 0 && queue.nodes == null) {
+      queues.remove(lockZkPath);
+    }
+  }
+
+  /** ZooKeeper's ten-digit sequence number at the end of a node's path, or -1 if there is none. */
+  private static long sequenceOf(String zkPath) {
+    int length = zkPath.length();
+    if (length - zkPath.lastIndexOf('/') - 1 < 10) {
+      return -1; // the name is shorter than a sequence number
+    }
+    for (int i = length - 10; i < length; i++) {
+      if (zkPath.charAt(i) < '0' || zkPath.charAt(i) > '9') {
+        return -1;
+      }
+    }
+    return Long.parseLong(zkPath, length - 10, length, 10);
   }
 }

@@ -45,7 +45,7 @@ final class QueuePlace {
       return;
     }
     if (event instanceof StateEvent.Created created) {
-      localQueues.note(context.zk().toZk(created.nodes().get(0)), owner);
+      localQueues.note(queue, context.zk().toZk(created.nodes().get(0)), owner);
     } else if (event instanceof StateEvent.QueueRead read) {
       context.sawQueue(read.children().get(0).size() > 1);
     }
@@ -54,7 +54,7 @@ final class QueuePlace {
   /** Our nodes are deleted, or about to be. */
   void forget(List<String> nodes) {
     if (queue != null && !nodes.isEmpty()) {
-      localQueues.forget(context.zk().toZk(nodes.get(0)), owner);
+      localQueues.forget(queue, context.zk().toZk(nodes.get(0)), owner);
     }
   }
 }
