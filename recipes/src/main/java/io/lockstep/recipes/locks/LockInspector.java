@@ -284,9 +284,7 @@ public final class LockInspector {
    * its runtime dependencies> io.lockstep.recipes.locks.LockInspector <connect string> <root>
    * [--json] [--namespace <namespace>] [--timeout <seconds>]}; {@code --help} tells more. Exits
    * with 0 on success, 2 on bad arguments, 1 when ZooKeeper cannot be reached or read within the
-   * timeout (10 seconds unless given). The table or the JSON is all it writes to standard output:
-   * {@code System.out} is pointed at standard error before anything logs, so that logs written to
-   * the console (logback's default, Spring Boot's console logging) go to standard error.
+   * timeout (10 seconds unless given). Console logs go to standard error, never into the output.
    *
    * @param args the command's arguments
    */

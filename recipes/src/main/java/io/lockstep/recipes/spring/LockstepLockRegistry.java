@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.PathUtils;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 
@@ -108,9 +107,14 @@ public final class LockstepLockRegistry
   /** The number of locks a registry keeps when {@link #setCacheCapacity(int)} was not called. */
   public static final int DEFAULT_CACHE_CAPACITY = 30_000;
 
+  /**
+   * Starts and separates the keys in the cache key of several keys' lock: ZooKeeper refuses the
+   * character in paths, so no single key contains it.
+   */
+  private static final String MULTI = "\u0000";
+
   private final CuratorFramework client;
-  private final String prefix; // the root, ending with '/'
-  private volatile KeyLayout layout; // null: Spring's mapping, prefix + key
+  private final RegistryPaths paths;
   private final LockCache cache = new LockCache(this::defaultTtl);
   private volatile Duration defaultTtl; // null: holds without a time to live last until unlocked
 
@@ -137,14 +141,7 @@ public final class LockstepLockRegistry
    */
   public LockstepLockRegistry(CuratorFramework client, String root) {
     this.client = Objects.requireNonNull(client, "client");
-    Objects.requireNonNull(root, "root");
-    this.prefix = root.endsWith("/") ? root : root + "/";
-    try {
-      PathUtils.validatePath(prefix + "key");
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "root is not the start of a valid ZooKeeper path: '" + root + "': " + e.getMessage(), e);
-    }
+    this.paths = new RegistryPaths(root);
   }
 
   /**
@@ -161,8 +158,8 @@ public final class LockstepLockRegistry
    */
   @Override
   public LockstepLock obtain(Object key) {
-    String name = keyOf(key);
-    String path = pathOf(name);
+    String name = RegistryPaths.keyOf(key);
+    String path = paths.pathOf(name);
     LockstepLock cached = cache.cached(name, null);
     return cached != null ? cached : cache.cached(name, new ReentrantMutex(client, path));
   }
@@ -210,8 +207,8 @@ public final class LockstepLockRegistry
     }
     TreeMap<String, String> pathsByKey = new TreeMap<>();
     for (Object key : keys) {
-      String name = keyOf(key);
-      if (pathsByKey.put(name, pathOf(name)) != null) {
+      String name = RegistryPaths.keyOf(key);
+      if (pathsByKey.put(name, paths.pathOf(name)) != null) {
         throw new IllegalArgumentException("keys names '" + name + "' twice: " + keys);
       }
     }
@@ -270,7 +267,7 @@ public final class LockstepLockRegistry
       throw new IllegalStateException(
           "set the key layout before the first lock is obtained: " + cache.keys().size() + " kept");
     }
-    this.layout = layout;
+    paths.setLayout(layout);
   }
 
   /**
@@ -284,7 +281,7 @@ public final class LockstepLockRegistry
    *     valid ZooKeeper path
    */
   public String pathOf(Object key) {
-    return pathOf(keyOf(key));
+    return paths.pathOf(RegistryPaths.keyOf(key));
   }
 
   /**
@@ -386,47 +383,8 @@ public final class LockstepLockRegistry
     obtain(lockKey).renew(checked, lockKey);
   }
 
-  /**
-   * Starts and separates the keys in the cache key of several keys' lock: ZooKeeper refuses the
-   * character in paths, so no single key contains it.
-   */
-  private static final String MULTI = "\u0000";
-
-  private static String keyOf(Object key) {
-    Objects.requireNonNull(key, "key");
-    if (!(key instanceof String)) {
-      throw new IllegalArgumentException(
-          "key must be a String, as for Spring's ZookeeperLockRegistry, not a "
-              + key.getClass().getName()
-              + ": "
-              + key);
-    }
-    return (String) key;
-  }
-
-  private String pathOf(String key) {
-    KeyLayout hashed = layout;
-    String path = hashed == null ? prefix + key : hashed.pathOf(root(), key);
-    try {
-      return PathUtils.validatePath(path);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "key '"
-              + key
-              + "' does not make a valid ZooKeeper path: '"
-              + path
-              + "': "
-              + e.getMessage(),
-          e);
-    }
-  }
-
-  private String root() {
-    return prefix.length() == 1 ? prefix : prefix.substring(0, prefix.length() - 1);
-  }
-
   @Override
   public String toString() {
-    return "LockstepLockRegistry[" + prefix + "]";
+    return "LockstepLockRegistry[" + paths.prefix() + "]";
   }
 }
