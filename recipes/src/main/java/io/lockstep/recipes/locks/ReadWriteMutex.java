@@ -76,9 +76,13 @@ public final class ReadWriteMutex implements AutoCloseable {
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
    */
   public ReadWriteMutex(CuratorFramework client, String path, byte[] lockData) {
+    this(client, path, lockData, 0);
+  }
+
+  private ReadWriteMutex(CuratorFramework client, String path, byte[] lockData, int localHandoffs) {
     Arguments.client(client);
     Arguments.path(path, "path");
-    ReadWriteOwnership holds = new ReadWriteOwnership(client, path, lockData);
+    ReadWriteOwnership holds = new ReadWriteOwnership(client, path, lockData, localHandoffs);
     this.path = path;
     this.writeLock =
         new WriteLock(
@@ -109,11 +113,12 @@ public final class ReadWriteMutex implements AutoCloseable {
   }
 
   /**
-   * The options of a {@link ReadWriteMutex}: the data of its lock nodes. Not thread-safe; {@link
-   * #build()} makes the lock.
+   * The options of a {@link ReadWriteMutex}: the data of its lock nodes, and local handoff. Not
+   * thread-safe; {@link #build()} makes the lock.
    */
   public static final class Builder extends RecipeBuilder {
     private byte[] lockData;
+    private int localHandoffs;
 
     private Builder(CuratorFramework client, String path) {
       super(client, path);
@@ -132,12 +137,46 @@ public final class ReadWriteMutex implements AutoCloseable {
     }
 
     /**
+     * Shares the read lock among this process's readers and hands the write lock from writer to
+     * writer inside this process, with the default bound of {@value
+     * LocalHandoff#DEFAULT_MAX_IN_A_ROW}; see {@link #localHandoff(int)}.
+     *
+     * @return this builder
+     */
+    public Builder localHandoff() {
+      return localHandoff(LocalHandoff.DEFAULT_MAX_IN_A_ROW);
+    }
+
+    /**
+     * Shares the read lock among this process's readers (read sharing) and hands the write lock
+     * from writer to writer inside this process (cohort locking). Every lock object of this client
+     * on this path built this way shares one read node and one write place: concurrent readers of
+     * the process hold on one read node, the first one queueing and later ones joining it in
+     * memory while it is granted and no writer of this process waits; the node goes when the last
+     * of them lets go. Writers take turns on the process's write node as a mutex with {@link
+     * MutexBuilder#localHandoff(int) local handoff} does. So that no other process starves, readers
+     * stop joining once a writer of another process is found queued (the queue is read after
+     * {@code maxInARow} joins in a row), and the write node goes back after {@code maxInARow} local
+     * handoffs in a row while another participant may wait. See {@link LocalHandoff} for tokens,
+     * ownership checks and what stays the same.
+     *
+     * @param maxInARow the most joins or local handoffs in a row before the queue is read; at least
+     *     1
+     * @return this builder
+     * @throws IllegalArgumentException if {@code maxInARow} is less than 1
+     */
+    public Builder localHandoff(int maxInARow) {
+      this.localHandoffs = Arguments.atLeastOne(maxInARow, "maxInARow");
+      return this;
+    }
+
+    /**
      * Makes the lock. Nothing is sent to ZooKeeper until the first acquire.
      *
      * @return a new lock object
      */
     public ReadWriteMutex build() {
-      return new ReadWriteMutex(client, path, lockData);
+      return new ReadWriteMutex(client, path, lockData, localHandoffs);
     }
   }
 

@@ -26,8 +26,10 @@ public final class ReadWriteOwnership {
 
   /**
    * @param data the data of every lock node, or null for the client's default data
+   * @param localHandoffs 0, or the bound of a lock whose readers share one node and whose writers
+   *     hand off locally
    */
-  public ReadWriteOwnership(CuratorFramework client, String path, byte[] data) {
+  public ReadWriteOwnership(CuratorFramework client, String path, byte[] data, int localHandoffs) {
     this.path = path;
     this.data = data == null ? null : data.clone();
     AttemptFactory writeAttempts =
