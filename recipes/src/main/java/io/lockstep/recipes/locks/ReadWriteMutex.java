@@ -151,12 +151,12 @@ public final class ReadWriteMutex implements AutoCloseable {
      * Shares the read lock among this process's readers (read sharing) and hands the write lock
      * from writer to writer inside this process (cohort locking). Every lock object of this client
      * on this path built this way shares one read node and one write place: concurrent readers of
-     * the process hold on one read node, the first one queueing and later ones joining it in
-     * memory while it is granted and no writer of this process waits; the node goes when the last
-     * of them lets go. Writers take turns on the process's write node as a mutex with {@link
+     * the process hold on one read node, the first one queueing and later ones joining it in memory
+     * while it is granted and no writer of this process waits; the node goes when the last of them
+     * lets go. Writers take turns on the process's write node as a mutex with {@link
      * MutexBuilder#localHandoff(int) local handoff} does. So that no other process starves, readers
-     * stop joining once a writer of another process is found queued (the queue is read after
-     * {@code maxInARow} joins in a row), and the write node goes back after {@code maxInARow} local
+     * stop joining once a writer of another process is found queued (the queue is read after {@code
+     * maxInARow} joins in a row), and the write node goes back after {@code maxInARow} local
      * handoffs in a row while another participant may wait. See {@link LocalHandoff} for tokens,
      * ownership checks and what stays the same.
      *

@@ -83,9 +83,12 @@ public final class LockFailures {
     return new LockOwnershipLostException("Lock " + description + " was lost: " + reason);
   }
 
-  /** A downgrade's write node is gone: the write hold was lost. */
-  static LockOwnershipLostException tieBroken(String description, String writeNode) {
+  /**
+   * The node a read node is tied to is gone: a downgrade's write hold, or a shared read place, was
+   * lost.
+   */
+  static LockOwnershipLostException tieBroken(String description, String tiedTo) {
     return new LockOwnershipLostException(
-        "Lock " + description + ": cannot downgrade, the write node " + writeNode + " is gone");
+        "Lock " + description + ": cannot tie a read node to " + tiedTo + ", which is gone");
   }
 }

@@ -18,6 +18,9 @@ public final class Contender {
   long token; // once fenced: this hold's token; 0 before
   int version = -1; // once fenced: the node version this hold's checks require
   boolean decided; // the first try reached a verdict
+  boolean yields; // the place goes back at this holder's release (a downgrade stands on it)
+  String node; // a shared read place: the node this member held, once granted
+  long owner; // and the session owning it
   boolean fencePending; // waits for a write of the node
   CompletableFuture<Void> fenceReady; // completed by the runner for FenceReady / FenceRefused
   final CompletableFuture<Void> cleaned = new CompletableFuture<>(); // the runner's

@@ -9,6 +9,7 @@ import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.NodeCreates;
@@ -46,6 +47,7 @@ public final class LocalPlace {
   private final ConcurrentMap<Integer, Acquisition> taken = new ConcurrentHashMap<>();
   private volatile int lastTaken; // the id of the place's attempt started last
   private final String key; // the place's key among its engine's shared objects
+  private final boolean sharedReads; // concurrent readers on one read node, not turns
 
   // The open lock objects on the place. Changed only under the engine's lock for the key
   // (LockEngine.joinShared, updateShared), so that a place is never dropped while one opens on it.
@@ -63,24 +65,43 @@ public final class LocalPlace {
    */
   public static AttemptFactory attempts(
       LockSettings settings, Slot slot, int maxInARow, long lingerNanos) {
-    LockEngine engine = settings.engine();
-    LockSettings placeSettings = LockSettings.unobserved(engine, settings.client(), slot.path());
-    String key = "place|" + placeSettings.zk().toZk(slot.path()) + "|" + slot.driver().lockName();
-    LocalPlace place =
-        engine.joinShared(
-            key, LocalPlace.class, k -> new LocalPlace(placeSettings, slot, k), LocalPlace::opened);
-    place.drainIfAsked();
+    LocalPlace place = open(settings, slot, "place|", false);
     return AttemptFactory.of(
         settings,
         (slots, revocationHandler) -> place.join(settings, maxInARow, lingerNanos),
         place::closed);
   }
 
-  private LocalPlace(LockSettings settings, Slot slot, String key) {
+  /**
+   * The read place of a read-write lock object of {@code settings} in {@code slot}'s queue, shared
+   * by its client's concurrent readers on that path (read sharing): one per client and path,
+   * however many lock objects. The caller starts its attempts with {@link #join} and gives up its
+   * share with {@link #closed()}.
+   */
+  public static LocalPlace sharedReads(LockSettings settings, Slot slot) {
+    return open(settings, slot, "reads|", true);
+  }
+
+  private static LocalPlace open(LockSettings settings, Slot slot, String kind, boolean reads) {
+    LockEngine engine = settings.engine();
+    LockSettings placeSettings = LockSettings.unobserved(engine, settings.client(), slot.path());
+    String key = kind + placeSettings.zk().toZk(slot.path()) + "|" + slot.driver().lockName();
+    LocalPlace place =
+        engine.joinShared(
+            key,
+            LocalPlace.class,
+            k -> new LocalPlace(placeSettings, slot, k, reads),
+            LocalPlace::opened);
+    place.drainIfAsked();
+    return place;
+  }
+
+  private LocalPlace(LockSettings settings, Slot slot, String key, boolean sharedReads) {
     this.settings = settings;
     this.slot = slot;
     this.key = key;
-    this.state = new PlaceState(settings.retries()::now);
+    this.sharedReads = sharedReads;
+    this.state = sharedReads ? PlaceState.sharedReads() : new PlaceState(settings.retries()::now);
     byte[] created = NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
     this.data = created == null ? new byte[0] : created;
   }
@@ -101,7 +122,7 @@ public final class LocalPlace {
   }
 
   /** A lock object on the place closed: the last one lets the place go when nobody needs it. */
-  private void closed() {
+  public void closed() {
     settings
         .engine()
         .updateShared(
@@ -132,6 +153,40 @@ public final class LocalPlace {
   /** The state, for a member's reads. */
   PlaceState state() {
     return state;
+  }
+
+  /** Whether this is a shared read place: its members' tokens and checks are their own nodes'. */
+  boolean isSharedReads() {
+    return sharedReads;
+  }
+
+  /**
+   * A read node of a member's own, tied to the shared read node {@code node}: created only while
+   * that node exists, and standing at its place in the queue.
+   */
+  Slot ownSlot(String node) {
+    String sequence = ReadWriteDriver.sequenceOf(ZKPaths.getNodeFromPath(node));
+    return Slot.tiedTo(slot.path(), slot.driver(), slot.data(), sequence, node);
+  }
+
+  /** The settings of the place's own attempts: observed through its members only. */
+  LockSettings placeSettings() {
+    return settings;
+  }
+
+  /** A writer of this process starts or stops waiting: readers do not join while one waits. */
+  public void localWriter(boolean waits) {
+    on(new PlaceEvent.LocalWriter(waits));
+  }
+
+  /**
+   * The place of local hold {@code hold}, if it has one, goes back at that hold's release instead
+   * of passing on: a downgrade's read node stands on the place's node.
+   */
+  public static void yieldAtRelease(Attempt hold) {
+    if (hold instanceof PlaceMember member) {
+      member.place().on(new PlaceEvent.YieldAtRelease(member.record()));
+    }
   }
 
   /** A waiting member gives up, unless it was granted or failed first. */
@@ -168,7 +223,7 @@ public final class LocalPlace {
     on(new PlaceEvent.FenceAsked(member, ready));
   }
 
-  private void on(PlaceEvent event) {
+  void on(PlaceEvent event) {
     if (state.on(event, outbox)) {
       outbox.drain();
     }
@@ -316,7 +371,12 @@ public final class LocalPlace {
     Callbacks.when(
         settings.zk().childrenOnce(List.of(slot.path()), null),
         (children, failure) -> {
-          boolean alone = failure == null && children.lists().get(0).equals(List.of(ours));
+          List<String> queue = failure != null ? null : children.lists().get(0);
+          boolean alone =
+              failure == null
+                  && (sharedReads
+                      ? queue.stream().noneMatch(ReadWriteDriver::isWriter)
+                      : queue.equals(List.of(ours)));
           on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
         });
   }

@@ -72,4 +72,16 @@ sealed interface PlaceEvent {
   /** A write of the place's node failed: the node is gone, or the outcome is unknown. */
   record FenceFailed(int place, int write, boolean nodeGone, RuntimeException failure)
       implements PlaceEvent {}
+
+  /**
+   * The holding {@code member} hands nothing on: the place goes back at its release (a downgrade's
+   * read node stands on the place's node, so the next local writer must queue behind it).
+   */
+  record YieldAtRelease(Contender member) implements PlaceEvent {}
+
+  /**
+   * A writer of this process starts ({@code waits}) or stops waiting: readers of a shared read
+   * place do not join it while one waits.
+   */
+  record LocalWriter(boolean waits) implements PlaceEvent {}
 }

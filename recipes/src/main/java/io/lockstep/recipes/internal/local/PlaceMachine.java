@@ -100,13 +100,13 @@ final class PlaceMachine {
     bound.lastMax = member.maxInARow;
     boolean placeLost = release.placeLost() && release.place() == place;
     CompletableFuture<Void> done = release.done();
-    if (!placeLost && waiting.isEmpty() && mayLinger(member)) {
+    if (!placeLost && waiting.isEmpty() && !member.yields && mayLinger(member)) {
       phase = PlaceState.Phase.LINGERING;
       timer(linger.start(member.lingerNanos), steps);
       steps.add(new PlaceStep.Released(member, member.token, lost, done));
       return;
     }
-    if (placeLost || waiting.isEmpty() || bound.mustGiveBack(member.maxInARow)) {
+    if (placeLost || waiting.isEmpty() || member.yields || bound.mustGiveBack(member.maxInARow)) {
       steps.add(new PlaceStep.Released(member, member.token, lost, null));
       giveBackAndRetake(done, steps);
       return;

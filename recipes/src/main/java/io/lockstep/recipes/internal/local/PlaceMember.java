@@ -8,6 +8,7 @@ import io.lockstep.recipes.internal.engine.Lifecycle;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.ZkRequests;
 import io.lockstep.recipes.locks.AcquireOutcome;
@@ -35,12 +36,18 @@ final class PlaceMember implements Attempt {
   private final LockSettings settings;
   private final Lifecycle lifecycle;
   private final Contender record;
+  private final OwnReadNode own; // a shared read place's member: its token and checks; else null
 
   PlaceMember(LocalPlace place, LockSettings settings, int maxInARow, long lingerNanos) {
     this.place = place;
     this.settings = settings;
     this.lifecycle = new Lifecycle(settings);
     this.record = new Contender(maxInARow, lingerNanos, lifecycle);
+    this.own = place.isSharedReads() ? new OwnReadNode(place) : null;
+  }
+
+  LocalPlace place() {
+    return place;
   }
 
   @Override
@@ -75,6 +82,9 @@ final class PlaceMember implements Attempt {
    */
   @Override
   public void release() {
+    if (own != null) {
+      Awaits.whileConnected(own.release(), settings); // its checks fail before it lets go
+    }
     CompletableFuture<Void> done = new CompletableFuture<>();
     if (place.release(record, done)) {
       Awaits.whileConnected(done, settings);
@@ -87,7 +97,11 @@ final class PlaceMember implements Attempt {
   @Override
   public CompletableFuture<Void> releaseAsync() {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    var unused = place.release(record, done);
+    if (own == null) {
+      var unused = place.release(record, done);
+      return done;
+    }
+    Callbacks.when(own.release(), (v, f) -> place.release(record, done));
     return done;
   }
 
@@ -103,7 +117,11 @@ final class PlaceMember implements Attempt {
 
   @Override
   public long checkedFencingToken() {
-    return fence().token();
+    if (own == null) {
+      return fence().token();
+    }
+    PlaceState.Held held = holding();
+    return held.token() != 0 ? held.token() : ownNode(held).checkedFencingToken();
   }
 
   @Override
@@ -113,9 +131,15 @@ final class PlaceMember implements Attempt {
     }
   }
 
-  /** A check of the place's node at this hold's version: the next holder's grant fails it. */
+  /**
+   * A check of the place's node at this hold's version: the next holder's grant fails it; for a
+   * shared read, the checks of the hold's own node.
+   */
   @Override
   public List<CuratorOp> ownershipChecks() {
+    if (own != null) {
+      return ownNode(holding()).ownershipChecks();
+    }
     fence();
     PlaceState.Held held = place.state().takeChecks(record);
     if (held == null) {
@@ -133,6 +157,24 @@ final class PlaceMember implements Attempt {
     } catch (Exception e) {
       throw new LockException("Could not build an ownership check for " + held.node(), e);
     }
+  }
+
+  /** What this hold holds; throws if it was lost or let go. */
+  private PlaceState.Held holding() {
+    checkNotLost();
+    PlaceState.Held held = place.state().heldBy(record);
+    if (held == null) {
+      checkNotLost();
+      throw new IllegalStateException("This hold of lock " + settings.description() + " ended");
+    }
+    return held;
+  }
+
+  /** A shared read's own node, made now if it has none: waits for its grant, as for a fence. */
+  private Acquisition ownNode(PlaceState.Held held) {
+    Acquisition node = own.start(held.node());
+    awaitFence(node.grantedFuture());
+    return node;
   }
 
   /** This hold's fence: taken now if it has none (which may write the node). */
@@ -155,7 +197,8 @@ final class PlaceMember implements Attempt {
 
   /**
    * Waits for the fence, at most the client's connection timeout (an interrupt does not end the
-   * wait; the flag is kept). A write still out then is left to land: a later ask takes its zxid.
+   * wait; the flag is kept). A write still out then is left to land: a later ask takes its zxid (a
+   * shared read's own node likewise).
    */
   private void awaitFence(CompletableFuture<Void> ready) {
     boolean interrupted = false;
@@ -172,8 +215,10 @@ final class PlaceMember implements Attempt {
           throw new LockException(
               "Lock "
                   + settings.description()
-                  + ": its fence (a write of the node) was not answered within the connection"
-                  + " timeout",
+                  + (own == null
+                      ? ": its fence (a write of the node) was not answered"
+                      : ": its own read node was not granted")
+                  + " within the connection timeout",
               e);
         } catch (ExecutionException e) {
           checkNotLost();

@@ -66,13 +66,23 @@ final class PlaceState {
     LINGERING
   }
 
-  private final Guarded<PlaceMachine> machine; // the lock and what it guards
+  private final Guarded<PlaceRules> machine; // the lock and what it guards
 
   /**
-   * A place whose linger deadlines read {@code clock} (nanoseconds, as {@link System#nanoTime}).
+   * A place whose holds take turns (the mutex's), whose linger deadlines read {@code clock}
+   * (nanoseconds, as {@link System#nanoTime}).
    */
   PlaceState(LongSupplier clock) {
-    this.machine = new Guarded<>(new PlaceMachine(clock));
+    this(new TurnRules(new PlaceMachine(clock)));
+  }
+
+  private PlaceState(PlaceRules rules) {
+    this.machine = new Guarded<>(rules);
+  }
+
+  /** A place whose holds are concurrent readers of one read node ({@link SharedReadRules}). */
+  static PlaceState sharedReads() {
+    return new PlaceState(new SharedReadRules());
   }
 
   /** A place on the system's clock. */
@@ -88,7 +98,7 @@ final class PlaceState {
     return machine.apply(
         m -> {
           List<PlaceStep> steps = new ArrayList<>(2);
-          dispatch(m, event, steps);
+          m.on(event, steps);
           return steps;
         });
   }
@@ -111,7 +121,7 @@ final class PlaceState {
   boolean on(PlaceEvent event, Outbox<PlaceStep> outbox, List<PlaceStep> steps) {
     return machine.apply(
         m -> {
-          dispatch(m, event, steps);
+          m.on(event, steps);
           boolean drain = false;
           for (PlaceStep step : steps) {
             drain |= outbox.add(step);
@@ -122,12 +132,12 @@ final class PlaceState {
 
   /** The id of the place's latest attempt (for events that report its phase). */
   int currentPlace() {
-    return machine.apply(PlaceMachine::currentPlace);
+    return machine.apply(PlaceRules::currentPlace);
   }
 
   /** Where the place stands. */
   Phase placePhase() {
-    return machine.apply(PlaceMachine::placePhase);
+    return machine.apply(PlaceRules::placePhase);
   }
 
   /**
@@ -135,7 +145,7 @@ final class PlaceState {
    * waiter.
    */
   boolean isRetirable() {
-    return machine.apply(PlaceMachine::isRetirable);
+    return machine.apply(PlaceRules::isRetirable);
   }
 
   /** Where {@code member} stands. */
@@ -150,7 +160,7 @@ final class PlaceState {
 
   /** What {@code member} holds, or null if it does not hold (any more). */
   Held heldBy(Contender member) {
-    return machine.apply(m -> m.fencing.heldBy(member));
+    return machine.apply(m -> m.heldBy(member));
   }
 
   /**
@@ -158,47 +168,11 @@ final class PlaceState {
    * then writes the node first); null if it does not hold (any more).
    */
   Held takeChecks(Contender member) {
-    return machine.apply(m -> m.fencing.takeChecks(member));
+    return machine.apply(m -> m.takeChecks(member));
   }
 
   /** The place's node and owner as {@code member} knew them (also once lost), or null. */
   Held lastHeldBy(Contender member) {
-    return machine.apply(m -> m.fencing.lastHeldBy(member));
-  }
-
-  /** The event's column of the table; the steps to take are added to {@code steps}, in order. */
-  private static void dispatch(PlaceMachine machine, PlaceEvent event, List<PlaceStep> steps) {
-    if (event instanceof PlaceEvent.Join join) {
-      machine.join(join.member(), steps);
-    } else if (event instanceof PlaceEvent.Withdraw withdraw) {
-      machine.withdraw(withdraw.member(), steps);
-    } else if (event instanceof PlaceEvent.Release release) {
-      machine.release(release, steps);
-    } else if (event instanceof PlaceEvent.PlaceDecided decided) {
-      machine.placeDecided(decided.place(), steps);
-    } else if (event instanceof PlaceEvent.PlaceGranted granted) {
-      machine.placeGranted(granted, steps);
-    } else if (event instanceof PlaceEvent.PlaceEnded ended) {
-      machine.placeEnded(ended, steps);
-    } else if (event instanceof PlaceEvent.PlaceChanged changed) {
-      machine.placeChanged(changed, steps);
-    } else if (event instanceof PlaceEvent.QueueChanged changed) {
-      machine.queueChanged(changed.place(), steps);
-    } else if (event instanceof PlaceEvent.Unused) {
-      machine.unused(steps);
-    } else if (event instanceof PlaceEvent.Used) {
-      machine.used();
-    } else if (event instanceof PlaceEvent.LingerDue due) {
-      machine.lingerDue(due, steps);
-    } else if (event instanceof PlaceEvent.QueueChecked checked) {
-      machine.queueChecked(checked, steps);
-    } else if (event instanceof PlaceEvent.FenceAsked asked) {
-      machine.fencing.asked(asked, steps);
-    } else if (event instanceof PlaceEvent.FenceWritten written) {
-      machine.fencing.written(written, steps);
-    } else if (event instanceof PlaceEvent.FenceFailed failed) {
-      machine.fencing.failed(failed, steps);
-    }
-    machine.retireIfIdle(steps);
+    return machine.apply(m -> m.lastHeldBy(member));
   }
 }

@@ -1,10 +1,13 @@
 package io.lockstep.recipes.internal.owner;
 
+import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.local.LocalPlace;
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import io.lockstep.recipes.internal.queue.Slot;
+import io.lockstep.recipes.internal.zk.Callbacks;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
@@ -32,12 +35,20 @@ public final class ReadWriteOwnership {
   public ReadWriteOwnership(CuratorFramework client, String path, byte[] data, int localHandoffs) {
     this.path = path;
     this.data = data == null ? null : data.clone();
-    AttemptFactory writeAttempts =
-        AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.WriteLock"));
-    AttemptFactory readAttempts =
-        AttemptFactory.plain(LockSettings.of(client, path, "ReadWriteMutex.ReadLock"));
     this.write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
     this.read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
+    LockSettings writeSettings = LockSettings.of(client, path, "ReadWriteMutex.WriteLock");
+    LockSettings readSettings = LockSettings.of(client, path, "ReadWriteMutex.ReadLock");
+    AttemptFactory writeAttempts;
+    AttemptFactory readAttempts;
+    if (localHandoffs == 0) {
+      writeAttempts = AttemptFactory.plain(writeSettings);
+      readAttempts = AttemptFactory.plain(readSettings);
+    } else {
+      LocalPlace readPlace = LocalPlace.sharedReads(readSettings, read.get(0));
+      writeAttempts = writesTellingReaders(writeSettings, localHandoffs, readPlace);
+      readAttempts = sharedReads(readSettings, localHandoffs, readPlace);
+    }
     this.writes =
         new ThreadOwnership(
             writeAttempts, this::writeSlots, null, new Handles(writeAttempts, () -> write, null));
@@ -67,9 +78,49 @@ public final class ReadWriteOwnership {
       return read;
     }
     writeHold.checkNotLost();
+    LocalPlace.yieldAtRelease(writeHold); // no local writer may follow while the tie stands
     String writeNode = writeHold.nodePaths().get(0);
     String sequence = ReadWriteDriver.sequenceOf(ZKPaths.getNodeFromPath(writeNode));
     return List.of(Slot.tiedTo(path, ReadWriteDriver.READ, data, sequence, writeNode));
+  }
+
+  /**
+   * Writers that hand off locally, and tell the read place while one waits (readers do not join it
+   * meanwhile).
+   */
+  private AttemptFactory writesTellingReaders(
+      LockSettings settings, int localHandoffs, LocalPlace readPlace) {
+    AttemptFactory places = LocalPlace.attempts(settings, write.get(0), localHandoffs, 0);
+    return AttemptFactory.of(
+        settings,
+        (slots, revocationHandler) -> {
+          readPlace.localWriter(true);
+          Attempt attempt;
+          try {
+            attempt = places.start(slots, revocationHandler);
+          } catch (RuntimeException e) {
+            readPlace.localWriter(false);
+            throw e;
+          }
+          Callbacks.when(attempt.grantedFuture(), (v, f) -> readPlace.localWriter(false));
+          return attempt;
+        },
+        places::close);
+  }
+
+  /**
+   * Readers on the process's shared read node; a downgrade (a read node tied to the thread's write
+   * node) is an attempt of its own.
+   */
+  private static AttemptFactory sharedReads(
+      LockSettings settings, int localHandoffs, LocalPlace readPlace) {
+    return AttemptFactory.of(
+        settings,
+        (slots, revocationHandler) ->
+            slots.get(0).tiedTo() != null
+                ? Acquisition.start(settings, slots, null, null, null)
+                : readPlace.join(settings, localHandoffs, 0),
+        readPlace::closed);
   }
 
   /** Null (may not wait) for a thread that holds the read lock but not the write lock. */

@@ -1,0 +1,316 @@
+package io.lockstep.recipes.internal.local;
+
+import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.engine.Tenure;
+import io.lockstep.recipes.locks.LockState;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The table of a shared read place (read sharing): the concurrent readers of one process hold on
+ * one read node. The first reader takes the place; readers arriving while it is taken are granted
+ * with it; readers arriving while it is granted join at once, in memory, unless it is closed. The
+ * node goes back when its last reader lets go, and is taken again at the tail if readers wait.
+ *
+ * <p><b>Closed.</b> Readers stop joining (they wait, and take the next place) while a writer of
+ * this process waits ({@link PlaceEvent.LocalWriter}), while a read of the queue is out, and once a
+ * read found a write node in the queue. A read goes out after the bound of joins in a row (the
+ * joiner after it waits for its answer) and when the granting read's child watch fires; so a writer
+ * of another process waits for the holds under way and at most the bound's number of joins after
+ * its node is created, as local handoff's bound does for the mutex.
+ *
+ * <p><b>Fencing.</b> Readers granted with the place take the grant's token: no token was handed out
+ * between that grant and theirs. A reader that joined later has token 0 here; its token and its
+ * ownership checks are those of a read node of its own, tied to the place's node, that its {@link
+ * PlaceMember} makes when first asked ({@link #takeChecks} is therefore always null). So a release
+ * never touches the place's node's version, and a sibling's checks stay good.
+ *
+ * <p>Called only under its {@link PlaceState}'s lock: no I/O, no threads, no locks.
+ */
+final class SharedReadRules implements PlaceRules {
+  private int place; // names the place's latest attempt; news of older ones is stale
+  private PlaceState.Phase phase = PlaceState.Phase.NONE; // never LINGERING
+  private boolean placeDecided; // TAKING: the attempt waits behind a writer
+  private boolean atRisk; // HELD: the place's connection is suspended
+  private String node; // HELD: the place's node
+  private long owner; // HELD: the session owning it
+  private long token; // HELD: the grant's token
+  private final Deque<Contender> waiting = new ArrayDeque<>();
+  private final Set<Contender> holders = new LinkedHashSet<>(); // identity: no equals
+  private int joins; // joins since the grant, or since a read found no writer
+  private boolean checking; // a read of the queue is out
+  private boolean writerSeen; // a read found a write node: nobody joins this place any more
+  private int localWriters; // writers of this process waiting
+  private boolean unused; // every lock object on the place closed
+  private boolean retireAsked;
+
+  @Override
+  public void on(PlaceEvent event, List<PlaceStep> steps) {
+    if (event instanceof PlaceEvent.Join join) {
+      join(join.member(), steps);
+    } else if (event instanceof PlaceEvent.Withdraw withdraw) {
+      withdraw(withdraw.member(), steps);
+    } else if (event instanceof PlaceEvent.Release release) {
+      release(release, steps);
+    } else if (event instanceof PlaceEvent.PlaceDecided decided) {
+      placeDecided(decided.place(), steps);
+    } else if (event instanceof PlaceEvent.PlaceGranted granted) {
+      placeGranted(granted, steps);
+    } else if (event instanceof PlaceEvent.PlaceEnded ended) {
+      placeEnded(ended, steps);
+    } else if (event instanceof PlaceEvent.PlaceChanged changed) {
+      placeChanged(changed, steps);
+    } else if (event instanceof PlaceEvent.QueueChanged changed) {
+      if (changed.place() == place && phase == PlaceState.Phase.HELD && !checking && !writerSeen) {
+        check(steps); // someone queued or left: a writer, perhaps
+      }
+    } else if (event instanceof PlaceEvent.QueueChecked checked) {
+      queueChecked(checked, steps);
+    } else if (event instanceof PlaceEvent.LocalWriter writer) {
+      if (!writer.waits() && localWriters == 0) {
+        throw new IllegalStateException("no writer of this process waits");
+      }
+      localWriters += writer.waits() ? 1 : -1;
+      admitWaiting(steps);
+    } else if (event instanceof PlaceEvent.Unused) {
+      unused = true; // nothing is kept: the place goes at its last release anyway
+    } else if (event instanceof PlaceEvent.Used) {
+      unused = false;
+      retireAsked = false;
+    } else {
+      throw new IllegalArgumentException("not an event of a shared read place: " + event);
+    }
+    if (!retireAsked && isRetirable()) {
+      retireAsked = true;
+      steps.add(new PlaceStep.Retire());
+    }
+  }
+
+  // ---- readers coming and going ----
+
+  private void join(Contender member, List<PlaceStep> steps) {
+    if (phase == PlaceState.Phase.HELD && isOpen()) {
+      joinNow(member, steps);
+      return;
+    }
+    waiting.add(member);
+    if (phase == PlaceState.Phase.NONE) {
+      take(steps);
+    } else if (phase == PlaceState.Phase.HELD || placeDecided) {
+      decide(member, steps); // a writer is ahead, or comes first: a zero budget has its answer
+    }
+  }
+
+  /** Whether a reader may join the granted place now. */
+  private boolean isOpen() {
+    return !checking && !writerSeen && localWriters == 0;
+  }
+
+  /** {@code member} joins the granted place; at the bound, the queue is read. */
+  private void joinNow(Contender member, List<PlaceStep> steps) {
+    admit(member, 0, steps);
+    if (++joins >= member.maxInARow) {
+      check(steps);
+    }
+  }
+
+  /** Readers that waited for the place to open join it, as long as it stays open. */
+  private void admitWaiting(List<PlaceStep> steps) {
+    while (phase == PlaceState.Phase.HELD && isOpen() && !waiting.isEmpty()) {
+      joinNow(waiting.poll(), steps);
+    }
+  }
+
+  private void admit(Contender member, long memberToken, List<PlaceStep> steps) {
+    holders.add(member);
+    member.tenure = new Tenure(!atRisk);
+    member.decided = true;
+    member.token = memberToken;
+    member.node = node;
+    member.owner = owner;
+    steps.add(new PlaceStep.Grant(member, memberToken, atRisk));
+  }
+
+  private void withdraw(Contender member, List<PlaceStep> steps) {
+    if (!waiting.remove(member)) {
+      return; // granted, failed or withdrawn first: its phase says which
+    }
+    member.phase = Phase.WITHDRAWN;
+    if (waiting.isEmpty() && holders.isEmpty() && phase == PlaceState.Phase.TAKING) {
+      phase = PlaceState.Phase.NONE;
+      steps.add(new PlaceStep.WithdrawPlace(place, member));
+      steps.add(new PlaceStep.Ended(member, null, true));
+      return;
+    }
+    steps.add(new PlaceStep.Ended(member, null, false));
+  }
+
+  private void release(PlaceEvent.Release release, List<PlaceStep> steps) {
+    Contender member = release.member();
+    if (member.tenure == null) {
+      throw new IllegalStateException("release of an attempt never granted: " + member.phase);
+    }
+    String lost = member.tenure.lostBeforeRelease();
+    if (!member.tenure.release()) {
+      steps.add(new PlaceStep.Complete(release.done())); // released before
+      return;
+    }
+    if (!holders.remove(member) || !holders.isEmpty()) {
+      // lost, and the place let go already; or other readers still hold it
+      steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
+      return;
+    }
+    steps.add(new PlaceStep.Released(member, member.token, lost, null));
+    giveBackAndRetake(release.done(), steps); // the last reader: the node goes
+  }
+
+  // ---- the place's attempt ----
+
+  private void take(List<PlaceStep> steps) {
+    place++;
+    phase = PlaceState.Phase.TAKING;
+    placeDecided = false;
+    joins = 0;
+    checking = false;
+    writerSeen = false;
+    steps.add(new PlaceStep.Take(place));
+  }
+
+  private void giveBackAndRetake(CompletableFuture<Void> done, List<PlaceStep> steps) {
+    phase = PlaceState.Phase.NONE;
+    steps.add(new PlaceStep.GiveBack(place, done));
+    if (!waiting.isEmpty()) {
+      take(steps);
+    }
+  }
+
+  private void placeDecided(int decided, List<PlaceStep> steps) {
+    if (decided != place || phase != PlaceState.Phase.TAKING) {
+      return;
+    }
+    placeDecided = true;
+    for (Contender member : waiting) {
+      decide(member, steps);
+    }
+  }
+
+  private static void decide(Contender member, List<PlaceStep> steps) {
+    if (!member.decided) {
+      member.decided = true;
+      steps.add(new PlaceStep.Decided(member));
+    }
+  }
+
+  /** Granted: every reader that waited for it holds, with the grant's token. */
+  private void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
+    if (granted.place() != place || phase != PlaceState.Phase.TAKING) {
+      return; // withdrawn meanwhile: the withdrawal releases a grant that raced it
+    }
+    phase = PlaceState.Phase.HELD;
+    node = granted.node();
+    owner = granted.owner();
+    token = granted.token();
+    atRisk = granted.atRisk();
+    if (granted.lost() || waiting.isEmpty()) {
+      giveBackAndRetake(null, steps); // lost on its way to us, or everyone gave up meanwhile
+      return;
+    }
+    while (!waiting.isEmpty()) {
+      admit(waiting.poll(), token, steps);
+    }
+  }
+
+  private void placeEnded(PlaceEvent.PlaceEnded ended, List<PlaceStep> steps) {
+    if (ended.place() != place || phase != PlaceState.Phase.TAKING) {
+      return; // withdrawn by us: nothing waits for it
+    }
+    phase = PlaceState.Phase.NONE;
+    for (Contender member : waiting) {
+      member.phase = Phase.FAILED;
+      steps.add(new PlaceStep.Ended(member, ended.failure(), false));
+    }
+    waiting.clear();
+  }
+
+  private void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
+    if (changed.place() != place || phase != PlaceState.Phase.HELD) {
+      return; // news of a place given back, or of one not granted yet (its grant says)
+    }
+    if (changed.state() == LockState.LOST) {
+      String reason = "the lock's node or session was lost";
+      for (Contender holder : holders) {
+        if (holder.tenure.lose(reason)) {
+          steps.add(new PlaceStep.Notify(holder, LockState.LOST, holder.token, reason));
+        }
+      }
+      holders.clear();
+      giveBackAndRetake(null, steps); // readers waiting take a new place
+      return;
+    }
+    atRisk = changed.state() == LockState.AT_RISK;
+    for (Contender holder : holders) {
+      if (atRisk ? holder.tenure.suspend() : holder.tenure.restore()) {
+        steps.add(new PlaceStep.Notify(holder, changed.state(), holder.token, null));
+      }
+    }
+  }
+
+  private void check(List<PlaceStep> steps) {
+    checking = true;
+    steps.add(new PlaceStep.CheckQueue(place));
+  }
+
+  /** The read answered: {@code alone} here means no write node in the queue. */
+  private void queueChecked(PlaceEvent.QueueChecked checked, List<PlaceStep> steps) {
+    if (checked.place() != place || phase != PlaceState.Phase.HELD || !checking) {
+      return; // given back or lost meanwhile
+    }
+    checking = false;
+    if (checked.alone() && !checked.placeLost()) {
+      joins = 0;
+    } else {
+      writerSeen = true; // a writer queued (or the read failed): the place drains
+    }
+    admitWaiting(steps);
+  }
+
+  // ---- what members hold ----
+
+  @Override
+  public int currentPlace() {
+    return place;
+  }
+
+  @Override
+  public PlaceState.Phase placePhase() {
+    return phase;
+  }
+
+  @Override
+  public boolean isRetirable() {
+    return unused && phase == PlaceState.Phase.NONE && waiting.isEmpty() && holders.isEmpty();
+  }
+
+  @Override
+  public PlaceState.Held heldBy(Contender member) {
+    return holders.contains(member) && member.tenure.isHolding() ? held(member) : null;
+  }
+
+  @Override
+  public PlaceState.Held takeChecks(Contender member) {
+    return null; // a reader's checks are its own node's
+  }
+
+  @Override
+  public PlaceState.Held lastHeldBy(Contender member) {
+    return member.tenure == null ? null : held(member);
+  }
+
+  private static PlaceState.Held held(Contender member) {
+    return new PlaceState.Held(member.node, member.owner, member.token, -1);
+  }
+}
