@@ -37,6 +37,7 @@ final class BenchmarkPage {
     LINGER,
     KEYED,
     FENCE,
+    READSHARE,
     MISSED;
 
     /** The block's name in its markers: "run", "multi-contention". */
@@ -155,6 +156,8 @@ final class BenchmarkPage {
     blocks.put(Block.LINGER, orNotRun(new LingerTables(results).block(command, machine.cores())));
     blocks.put(Block.KEYED, orNotRun(new KeyedTables(results).block(command, machine.cores())));
     blocks.put(Block.FENCE, orNotRun(new FenceTables(results).block(command, machine.cores())));
+    blocks.put(
+        Block.READSHARE, orNotRun(new ReadShareTables(results).block(command, machine.cores())));
     blocks.put(Block.MISSED, GoalTables.missed(verdicts));
     return blocks;
   }

@@ -43,7 +43,9 @@ import org.apache.curator.test.TestingServer;
  * caching, a loop alone and two processes taking turns, against Curator at 0 and 1 ms added round
  * trip ({@link LingerRuns}); {@code keyed}: keyed locks at scale, a Curator mutex per key against
  * {@code KeyedLocks} flat and hashed ({@link KeyedScenario}); {@code fence}: what {@code
- * JdbcFence}'s admission adds to a transaction, on H2 and PostgreSQL ({@link FenceAdmitBenchmark}).
+ * JdbcFence}'s admission adds to a transaction, on H2 and PostgreSQL ({@link FenceAdmitBenchmark});
+ * {@code readshare}: 8 readers and a writer of one client, Curator's read-write lock against ours
+ * with read sharing, at 95 / 5 and 80 / 20 ({@link ReadShareScenario}).
  *
  * <p><b>Command</b> (from the repository root):
  *
@@ -58,10 +60,11 @@ import org.apache.curator.test.TestingServer;
  * --update}, with {@code --only}, replaces in the page the blocks of the sections run (and their
  * chart) and leaves every other block and chart as it is, for sections whose block says its own run
  * ({@code uncontended} and {@code multi}, which share one block, {@code unreachable}, {@code
- * semaphore-election}, {@code linger}, {@code keyed}, {@code fence}); {@code --curator-waiters N}
- * runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000 quick, 10,000 full);
- * {@code --keyed-keys N} and {@code --keyed-contended M} set the keys of the keyed section's
- * one-client and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and 100,000 full).
+ * semaphore-election}, {@code linger}, {@code keyed}, {@code fence}, {@code readshare}); {@code
+ * --curator-waiters N} runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000
+ * quick, 10,000 full); {@code --keyed-keys N} and {@code --keyed-contended M} set the keys of the
+ * keyed section's one-client and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and
+ * 100,000 full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -90,7 +93,8 @@ public final class BenchmarkSuite {
     SEMAPHORE_ELECTION("semaphore-election", BenchmarkPage.Block.SEMAPHORE_ELECTION),
     LINGER("linger", BenchmarkPage.Block.LINGER),
     KEYED("keyed", BenchmarkPage.Block.KEYED),
-    FENCE("fence", BenchmarkPage.Block.FENCE);
+    FENCE("fence", BenchmarkPage.Block.FENCE),
+    READSHARE("readshare", BenchmarkPage.Block.READSHARE);
 
     private final String option;
 
@@ -313,6 +317,9 @@ public final class BenchmarkSuite {
       }
       if (sections.contains(Section.FENCE)) {
         results.fenceRun = FenceRuns.run(settings);
+      }
+      if (sections.contains(Section.READSHARE)) {
+        results.readShareRun = ReadShareScenario.run(probe, connect, settings);
       }
 
       Duration took = Duration.between(started, Instant.now());

@@ -151,6 +151,9 @@ final class SuiteResults {
   /** The fence section's run, or null. */
   FenceTables.Run fenceRun;
 
+  /** The read sharing section's run, or null. */
+  ReadShareScenario.Run readShareRun;
+
   /** The semaphore point of {@code library} under {@code load}, or null. */
   SemaphoreScenario.Point semaphore(Library library, SemaphoreScenario.Load load) {
     return semaphore.stream()

@@ -177,6 +177,54 @@ class BenchmarkPageTest {
   }
 
   @Test
+  void theReadShareSection_saysItsOwnRun_putsCuratorBesideLockstep_andJudgesTheGoals() {
+    SuiteResults results = new SuiteResults();
+    SuiteFixtures.readShare(results);
+
+    String block = SuiteFixtures.page(results).blocks().get(Block.READSHARE);
+
+    assertThat(block)
+        .startsWith(
+            "Measured 2026-01-07T00:00:00 UTC (1.0 min): `mvn -B -Pbench verify`, from the"
+                + " repository root; load average before: 0.50 / 0.40 / 0.30, after: 0.60 / 0.40 /"
+                + " 0.30; machine shared: no.")
+        .contains(
+            "One client, 8 reader threads and 1 writer thread on one path, a lock object each;"
+                + " reads in batches of 19 (95 / 5) or 4 (80 / 20), each followed by one write;"
+                + " 1 s of warm-up, 2 s measured per row")
+        .contains(
+            "| 95 / 5 | Curator InterProcessReadWriteLock | 950 | 50 | 1,000 | 1.00× | 19.00 |"
+                + " 3.150 | 3.316 | 1.00 / 1.00 | 3.00 / 3.00 |")
+        .contains(
+            "| 95 / 5 | Lockstep ReadWriteMutex, localHandoff() | 5,700 | 300 | 6,000 | 6.00× |"
+                + " 19.00 | 0.400 | 0.421 | 1.00 / 1.00 | 3.00 / 3.00 |")
+        .contains(
+            "| 80 / 20 | Curator InterProcessReadWriteLock | 400 | 100 | 500 | 1.00× | 4.00 |")
+        .contains(
+            "**Goals** (issue 37, at 95 / 5): at least 5.00× Curator's acquisitions/s: 6.00×,"
+                + " met; fewer than 0.50 requests per read: 0.421, met.");
+
+    SuiteResults slow = new SuiteResults();
+    SuiteFixtures.readShare(slow);
+    slow.readShareRun =
+        new ReadShareScenario.Run(
+            "2026-01-07T00:00:00 UTC",
+            Duration.ofMinutes(1),
+            "3.00 / 0.40 / 0.30",
+            "0.60 / 0.40 / 0.30",
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            List.of(
+                SuiteFixtures.readSharePoint(
+                    ReadShareScenario.Series.CURATOR, 19, 1_900, 100, 6_300),
+                SuiteFixtures.readSharePoint(
+                    ReadShareScenario.Series.SHARING, 19, 3_800, 200, 3_000)));
+    assertThat(SuiteFixtures.page(slow).blocks().get(Block.READSHARE))
+        .contains("machine shared: **yes**")
+        .contains("2.00×, **missed**; fewer than 0.50 requests per read: 0.789, **missed**.");
+  }
+
+  @Test
   void theUnreachableSection_saysItsOwnRun_andJudgesEachRowAgainstTheBudgetPlus250Ms() {
     SuiteResults results = new SuiteResults();
     SuiteFixtures.unreachable(results, UnreachableScenario.Fault.CUT, 1, 2, 3);

@@ -53,7 +53,8 @@ class SuiteArgumentsTest {
                 Arguments.parse(new String[] {"--only", "semaphore-election,watches", "--update"}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "(uncontended, multi, unreachable, semaphore-election, linger, keyed, fence)")
+            "(uncontended, multi, unreachable, semaphore-election, linger, keyed, fence,"
+                + " readshare)")
         .hasMessageContaining("not watches");
     assertThat(Arguments.parse(new String[] {"--only", "semaphore-election"}).writesPage())
         .isFalse();
@@ -74,6 +75,20 @@ class SuiteArgumentsTest {
             () -> Arguments.parse(new String[] {"--only", "uncontended,slowlink", "--update"}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not slowlink");
+  }
+
+  @Test
+  void anUpdate_ofTheReadShareSection_replacesItsBlockOnly() {
+    Arguments arguments =
+        Arguments.parse(new String[] {"--full", "--only", "readshare", "--update"});
+
+    assertThat(arguments.sections()).containsExactly(Section.READSHARE);
+    assertThat(arguments.writesPage()).isTrue();
+    assertThat(arguments.blocks()).containsExactly(Block.READSHARE);
+    assertThat(Arguments.parse(new String[] {"--only", "readshare"}).writesPage()).isFalse();
+    assertThatThrownBy(() -> Arguments.parse(new String[] {"--only", "readshare,rw", "--update"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not rw");
   }
 
   @Test

@@ -180,7 +180,51 @@ final class SuiteFixtures {
     semaphoreElection(results);
     keyed(results);
     fence(results);
+    readShare(results);
     return results;
+  }
+
+  /**
+   * A read sharing run: at 95 / 5, Curator 950 reads and 50 writes a second against 5,700 and 300,
+   * at 3.15 and 0.40 requests per acquisition; at 80 / 20, only Curator's row.
+   */
+  static void readShare(SuiteResults results) {
+    results.readShareRun =
+        new ReadShareScenario.Run(
+            "2026-01-07T00:00:00 UTC",
+            Duration.ofMinutes(1),
+            "0.50 / 0.40 / 0.30",
+            "0.60 / 0.40 / 0.30",
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            List.of(
+                readSharePoint(ReadShareScenario.Series.CURATOR, 19, 1_900, 100, 6_300),
+                readSharePoint(ReadShareScenario.Series.SHARING, 19, 11_400, 600, 4_800),
+                new ReadShareScenario.Point(
+                    ReadShareScenario.Mix.EIGHTY_TWENTY,
+                    ReadShareScenario.Series.CURATOR,
+                    2,
+                    latencies(800, 1_000_000),
+                    latencies(200, 3_000_000),
+                    3_000)));
+  }
+
+  /** A point over 2 s with reads at 1 ms and writes at 3 ms. */
+  static ReadShareScenario.Point readSharePoint(
+      ReadShareScenario.Series series, int readsPerWrite, long reads, long writes, long requests) {
+    ReadShareScenario.Mix mix =
+        readsPerWrite == 19
+            ? ReadShareScenario.Mix.NINETY_FIVE_FIVE
+            : ReadShareScenario.Mix.EIGHTY_TWENTY;
+    return new ReadShareScenario.Point(
+        mix, series, 2, latencies(reads, 1_000_000), latencies(writes, 3_000_000), requests);
+  }
+
+  /** {@code count} latencies of {@code nanos} each. */
+  static Histogram latencies(long count, long nanos) {
+    Histogram histogram = new Histogram(3);
+    histogram.recordValueWithCount(nanos, count);
+    return histogram;
   }
 
   /** When the uncontended rows ran, on a machine not shared. */
