@@ -7,7 +7,8 @@ import org.apache.curator.framework.CuratorFramework;
 
 /**
  * Every exclusive lock type and driver the contract suites run over: Lockstep's locks of the {@link
- * Recipe} catalogue, each with the number of paths it takes, and both mutexes with local handoff.
+ * Recipe} catalogue, each with the number of paths it takes, and both mutexes and the write lock
+ * with local handoff.
  */
 enum LockKind {
   REENTRANT_MUTEX(Recipe.MUTEX, 1),
@@ -23,7 +24,12 @@ enum LockKind {
   NON_REENTRANT_MUTEX_LOCAL_HANDOFF(
       Recipe.NON_REENTRANT_MUTEX,
       1,
-      (client, path) -> NonReentrantMutex.builder(client, path).localHandoff(2).build());
+      (client, path) -> NonReentrantMutex.builder(client, path).localHandoff(2).build()),
+  /** The write side of a read-write lock with local handoff (and read sharing), bound 2. */
+  WRITE_LOCK_LOCAL_HANDOFF(
+      Recipe.WRITE,
+      1,
+      (client, path) -> ReadWriteMutex.builder(client, path).localHandoff(2).build().writeLock());
 
   private final Recipe recipe;
   private final int paths;
@@ -68,6 +74,8 @@ enum LockKind {
    * exclude each other, but queue in memory, not in ZooKeeper.
    */
   boolean handsOffLocally() {
-    return this == REENTRANT_MUTEX_LOCAL_HANDOFF || this == NON_REENTRANT_MUTEX_LOCAL_HANDOFF;
+    return this == REENTRANT_MUTEX_LOCAL_HANDOFF
+        || this == NON_REENTRANT_MUTEX_LOCAL_HANDOFF
+        || this == WRITE_LOCK_LOCAL_HANDOFF;
   }
 }
