@@ -173,6 +173,7 @@ class ReadSharingTest {
     ReadWriteMutex remote = new ReadWriteMutex(zk.newClient(), path());
     LockHold first = lock.readLock().hold();
     String node = readNodes(observer).get(0);
+    spendTheChildWatch(client);
     CompletableFuture<LockHold> remoteWrite =
         remote.writeLock().acquireAsync().toCompletableFuture();
     await().until(() -> writeNodes(observer).size() == 1);
@@ -375,7 +376,7 @@ class ReadSharingTest {
     long sharing8 = readersAtOnce((client, path) -> sharing(client, path, 8), "bound 8");
     long sharing2 = readersAtOnce((client, path) -> sharing(client, path, 2), "bound 2");
 
-    assertThat(plain).as("without localHandoff: 3 requests a reader").isEqualTo(24);
+    assertThat(plain).as("without localHandoff: 3 requests a reader, at least").isGreaterThan(23);
     // at most 7 joins: create + getChildren + delete, and one getChildren per bound's joins
     assertThat(sharing8).as("bound 8").isBetween(3L, 3L + 1);
     assertThat(sharing2).as("bound 2").isBetween(3L, 3L + 4);
@@ -447,6 +448,19 @@ class ReadSharingTest {
 
   private static ReadWriteMutex sharing(CuratorFramework client, String path, int bound) {
     return ReadWriteMutex.builder(client, path).localHandoff(bound).build();
+  }
+
+  /**
+   * The child watch left by the read that granted our node fires once, harmlessly: another
+   * process's reader comes and goes, and the read of the queue it makes us send finds no writer. A
+   * writer that queues after this is found only by the read at the bound of joins.
+   */
+  private void spendTheChildWatch(CuratorFramework client) throws Exception {
+    long before = zk.requestsSoFar(client);
+    ReadWriteMutex passer = new ReadWriteMutex(zk.newClient(), path());
+    passer.readLock().acquire();
+    passer.readLock().release();
+    await().until(() -> zk.requestsSoFar(client) > before); // that read was answered: no writer
   }
 
   /** A read hold that joins a granted read node: granted at once, asserted. */
