@@ -23,7 +23,12 @@ enum LockKind {
   NON_REENTRANT_MUTEX_LOCAL_HANDOFF(
       Recipe.NON_REENTRANT_MUTEX,
       1,
-      (client, path) -> NonReentrantMutex.builder(client, path).localHandoff(2).build());
+      (client, path) -> NonReentrantMutex.builder(client, path).localHandoff(2).build()),
+  /** The write side of a read-write lock whose readers share a node and whose writers hand off. */
+  WRITE_LOCK_LOCAL_HANDOFF(
+      Recipe.WRITE,
+      1,
+      (client, path) -> ReadWriteMutex.builder(client, path).localHandoff(2).build().writeLock());
 
   private final Recipe recipe;
   private final int paths;
@@ -68,6 +73,8 @@ enum LockKind {
    * exclude each other, but queue in memory, not in ZooKeeper.
    */
   boolean handsOffLocally() {
-    return this == REENTRANT_MUTEX_LOCAL_HANDOFF || this == NON_REENTRANT_MUTEX_LOCAL_HANDOFF;
+    return this == REENTRANT_MUTEX_LOCAL_HANDOFF
+        || this == NON_REENTRANT_MUTEX_LOCAL_HANDOFF
+        || this == WRITE_LOCK_LOCAL_HANDOFF;
   }
 }
