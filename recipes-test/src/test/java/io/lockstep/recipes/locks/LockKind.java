@@ -7,8 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 
 /**
  * Every exclusive lock type and driver the contract suites run over: Lockstep's locks of the {@link
- * Recipe} catalogue, each with the number of paths it takes, and both mutexes and the write lock
- * with local handoff.
+ * Recipe} catalogue, each with the number of paths it takes, and both mutexes with local handoff.
  */
 enum LockKind {
   REENTRANT_MUTEX(Recipe.MUTEX, 1),
@@ -25,7 +24,7 @@ enum LockKind {
       Recipe.NON_REENTRANT_MUTEX,
       1,
       (client, path) -> NonReentrantMutex.builder(client, path).localHandoff(2).build()),
-  /** The write side of a read-write lock with local handoff (and read sharing), bound 2. */
+  /** The write side of a read-write lock whose readers share a node and whose writers hand off. */
   WRITE_LOCK_LOCAL_HANDOFF(
       Recipe.WRITE,
       1,

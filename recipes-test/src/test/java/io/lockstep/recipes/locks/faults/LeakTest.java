@@ -57,7 +57,13 @@ class LeakTest {
         (c, p) -> new ReentrantMutex(c, p)),
     NON_REENTRANT_MUTEX_LOCAL_HANDOFF(
         (c, p) -> NonReentrantMutex.builder(c, p).localHandoff(2).build(),
-        (c, p) -> new ReentrantMutex(c, p));
+        (c, p) -> new ReentrantMutex(c, p)),
+    READ_LOCK_SHARED(
+        (c, p) -> ReadWriteMutex.builder(c, p).localHandoff(2).build().readLock(),
+        (c, p) -> new ReadWriteMutex(c, p).writeLock()),
+    WRITE_LOCK_LOCAL_HANDOFF(
+        (c, p) -> ReadWriteMutex.builder(c, p).localHandoff(2).build().writeLock(),
+        (c, p) -> new ReadWriteMutex(c, p).readLock());
 
     final BiFunction<CuratorFramework, String, FencedLock> waiter;
     final BiFunction<CuratorFramework, String, FencedLock> blocker;

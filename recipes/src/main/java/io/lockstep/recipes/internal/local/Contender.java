@@ -2,6 +2,7 @@ package io.lockstep.recipes.internal.local;
 
 import io.lockstep.recipes.internal.engine.Lifecycle;
 import io.lockstep.recipes.internal.engine.Tenure;
+import io.lockstep.recipes.internal.zk.Callbacks;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -45,5 +46,42 @@ public final class Contender {
     this.maxInARow = maxInARow;
     this.lingerNanos = lingerNanos;
     this.lifecycle = lifecycle;
+  }
+
+  /**
+   * Carries out a step that tells a member (its grant, a change of its hold, its verdict, its end,
+   * its release, its fence), or completes a release's future.
+   *
+   * @return false if the step is the place's, not a member's
+   */
+  static boolean hear(PlaceStep step) {
+    if (step instanceof PlaceStep.Grant grant) {
+      grant.member().lifecycle.granted(grant.token(), grant.atRisk());
+    } else if (step instanceof PlaceStep.Notify notice) {
+      String reason = notice.reason() == null ? "the place's " + notice.state() : notice.reason();
+      notice.member().lifecycle.changed(notice.state(), notice.token(), reason);
+    } else if (step instanceof PlaceStep.Decided decided) {
+      decided.member().lifecycle.decided();
+    } else if (step instanceof PlaceStep.Ended ended) {
+      ended.member().lifecycle.ended(ended.failure());
+      if (!ended.afterPlace()) {
+        ended.member().cleaned.complete(null);
+      }
+    } else if (step instanceof PlaceStep.Released released) {
+      Contender member = released.member();
+      Callbacks.when(
+          member.lifecycle.released(released.token(), released.lostReason()),
+          (v, f) -> member.releaseHeard.complete(null));
+      LocalPlace.complete(released.done());
+    } else if (step instanceof PlaceStep.Complete complete) {
+      LocalPlace.complete(complete.done());
+    } else if (step instanceof PlaceStep.FenceReady ready) {
+      ready.member().fenceReady.complete(null);
+    } else if (step instanceof PlaceStep.FenceRefused refused) {
+      refused.member().fenceReady.completeExceptionally(refused.failure());
+    } else {
+      return false;
+    }
+    return true;
   }
 }

@@ -253,31 +253,7 @@ public final class LocalPlace {
       checkQueue(check.place());
     } else if (step instanceof PlaceStep.Write write) {
       write(write);
-    } else if (step instanceof PlaceStep.Grant grant) {
-      grant.member().lifecycle.granted(grant.token(), grant.atRisk());
-    } else if (step instanceof PlaceStep.Notify notice) {
-      String reason = notice.reason() == null ? "the place's " + notice.state() : notice.reason();
-      notice.member().lifecycle.changed(notice.state(), notice.token(), reason);
-    } else if (step instanceof PlaceStep.Decided decided) {
-      decided.member().lifecycle.decided();
-    } else if (step instanceof PlaceStep.Ended ended) {
-      ended.member().lifecycle.ended(ended.failure());
-      if (!ended.afterPlace()) {
-        ended.member().cleaned.complete(null);
-      }
-    } else if (step instanceof PlaceStep.Released released) {
-      Contender member = released.member();
-      Callbacks.when(
-          member.lifecycle.released(released.token(), released.lostReason()),
-          (v, f) -> member.releaseHeard.complete(null));
-      complete(released.done());
-    } else if (step instanceof PlaceStep.Complete complete) {
-      complete(complete.done());
-    } else if (step instanceof PlaceStep.FenceReady ready) {
-      ready.member().fenceReady.complete(null);
-    } else if (step instanceof PlaceStep.FenceRefused refused) {
-      refused.member().fenceReady.completeExceptionally(refused.failure());
-    } else {
+    } else if (!Contender.hear(step)) {
       throw new IllegalStateException("unknown step " + step);
     }
   }
@@ -406,7 +382,7 @@ public final class LocalPlace {
         });
   }
 
-  private static void complete(CompletableFuture<Void> done) {
+  static void complete(CompletableFuture<Void> done) {
     if (done != null) {
       done.complete(null);
     }
