@@ -65,8 +65,8 @@ final class SharedReadRules implements PlaceRules {
     } else if (event instanceof PlaceEvent.PlaceChanged changed) {
       placeChanged(changed, steps);
     } else if (event instanceof PlaceEvent.QueueChanged changed) {
-      if (changed.place() == place && phase == PlaceState.Phase.HELD && !checking && !writerSeen) {
-        check(steps); // someone queued or left: a writer, perhaps
+      if (changed.place() == place && phase == PlaceState.Phase.HELD && isOpen()) {
+        check(steps); // someone queued or left: a writer, perhaps (no read if closed already)
       }
     } else if (event instanceof PlaceEvent.QueueChecked checked) {
       queueChecked(checked, steps);
