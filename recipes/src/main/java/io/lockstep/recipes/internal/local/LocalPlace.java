@@ -313,12 +313,15 @@ public final class LocalPlace {
       return;
     }
     String ours = ZKPaths.getNodeFromPath(attempt.nodePaths().get(0));
-    Callbacks.when(
-        settings.zk().childrenOnce(List.of(slot.path()), null),
-        (children, failure) -> {
-          boolean alone = failure == null && children.lists().get(0).equals(List.of(ours));
-          on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
-        });
+    settings
+        .zk()
+        .childrenOnce(
+            List.of(slot.path()),
+            null,
+            (children, failure) -> {
+              boolean alone = failure == null && children.lists().get(0).equals(List.of(ours));
+              on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
+            });
   }
 
   /** Writes the node with the data it has: a fresh zxid, and a new version for the checks. */
