@@ -8,6 +8,8 @@ import io.lockstep.recipes.locks.LockState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Consumer;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -52,6 +54,9 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
 
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
+  private static final AtomicReferenceFieldUpdater<Acquisition, Janitor> JANITOR =
+      AtomicReferenceFieldUpdater.newUpdater(Acquisition.class, Janitor.class, "janitor");
+
   /** What the place shared by local holds hears of its own acquisition. */
   public interface PlaceHooks {
     /** The child watch of the granting read fired: someone changed the queue. No user code. */
@@ -67,11 +72,12 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   private final PlaceHooks hooks;
   private final Enqueuer enqueuer;
   private final OwnNodeReads holdChecks;
-  private final Janitor janitor;
   private final Lifecycle lifecycle;
   private final QueuePlace place;
   private final List<String> lockPaths;
   private final Outbox<Step> outbox = new Outbox<>(this::run);
+  private final Consumer<StateEvent> events = this::on; // what answers and watch events go to
+  private volatile Janitor janitor; // made at the first cleanup (a granted attempt needs none)
   private final CompletableFuture<Void> deleted = new CompletableFuture<>(); // at release
   private final CompletableFuture<Void> releaseHeard = new CompletableFuture<>(); // at release
 
@@ -98,17 +104,11 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
                 settings.retries(),
                 settings.protectionIds(),
                 settings.ownNodeWatchGraceNanos()));
-    this.holdChecks = new OwnNodeReads(settings.zk(), lockPaths, this::on, settings.description());
+    this.holdChecks = new OwnNodeReads(settings.zk(), lockPaths, events, settings.description());
     Watcher firstReadWatch = watchFirstRead ? holdChecks.queueWatcher() : null;
     this.enqueuer =
         new Enqueuer(
-            settings.zk(),
-            settings.creates(),
-            slots,
-            firstReadWatch,
-            engine.localQueues(),
-            this::on);
-    this.janitor = new Janitor(settings.deletes(), lockPaths);
+            settings.zk(), settings.creates(), slots, firstReadWatch, engine.localQueues(), events);
     this.lifecycle = new Lifecycle(settings, carried);
     if (hooks != null) {
       lifecycle.onChange(hooks::stateChanged);
@@ -173,7 +173,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
       readQueue(read.epoch(), read.watchQueue());
     } else if (step instanceof Step.Watch watch) {
       lifecycle.decided();
-      PredecessorWatch.arm(settings.zk(), settings.engine(), state, this::on, watch);
+      PredecessorWatch.arm(settings.zk(), settings.engine(), state, events, watch);
     } else if (step instanceof Step.ReadOwnNode read) {
       holdChecks.readOwnNode(read);
     } else if (step instanceof Step.Verify verify) {
@@ -201,7 +201,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
       requeue(requeue);
     } else if (step instanceof Step.Tidy tidy) {
       place.forget(tidy.cleanup().nodes());
-      janitor.tidy(tidy.cleanup(), tidy.answersCreate());
+      janitor().tidy(tidy.cleanup(), tidy.answersCreate());
     } else if (step instanceof Step.Release release) {
       released(release);
     } else if (step instanceof Step.Discard discard) {
@@ -238,14 +238,14 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     settings.engine().events().leave(this);
     place.active(false);
     place.forget(end.cleanup().nodes());
-    janitor.ended(end.cleanup());
+    janitor().ended(end.cleanup());
     lifecycle.ended(end.failure());
   }
 
   private void requeue(Step.Requeue requeue) {
     place.forget(requeue.cleanup().nodes());
     log.info("Lock {}: {}; enqueuing again", settings.description(), requeue.reason());
-    janitor.requeued(requeue.cleanup());
+    janitor().requeued(requeue.cleanup());
     settings
         .scheduler()
         .schedule(requeue.delayMillis(), () -> on(new StateEvent.RetryDue(requeue.epoch())));
@@ -257,9 +257,12 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     place.active(false);
     place.forget(release.nodes());
     settings.deletes().deleteGuaranteed(release.nodes(), deleted);
-    Callbacks.when(
-        lifecycle.released(release.token(), release.lostReason()),
-        (v, f) -> releaseHeard.complete(null));
+    CompletableFuture<Void> heard = lifecycle.released(release.token(), release.lostReason());
+    if (heard.isDone()) {
+      releaseHeard.complete(null); // nobody to tell, or told already
+    } else {
+      Callbacks.when(heard, (v, f) -> releaseHeard.complete(null));
+    }
   }
 
   /** Whether this acquisition was granted with {@code path} (a client path) as its node. */
@@ -280,7 +283,19 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
 
   @Override
   public CompletableFuture<Void> cleanedUp() {
-    return janitor.done();
+    return janitor().done();
+  }
+
+  /** The attempt's janitor, made when first needed. */
+  private Janitor janitor() {
+    Janitor made = janitor;
+    if (made == null) {
+      made = new Janitor(settings.deletes(), lockPaths);
+      if (!JANITOR.compareAndSet(this, null, made)) {
+        made = janitor;
+      }
+    }
+    return made;
   }
 
   @Override
@@ -325,7 +340,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   /** Releases the hold without waiting; the future completes once its nodes are deleted. */
   @Override
   public CompletableFuture<Void> releaseAsync() {
-    on(new StateEvent.Release());
+    on(StateEvent.RELEASE);
     return deleted;
   }
 

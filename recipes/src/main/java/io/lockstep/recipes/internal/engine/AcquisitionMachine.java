@@ -360,7 +360,7 @@ final class AcquisitionMachine {
             connected,
             ownNodeWatched,
             queueWatched,
-            retries::now,
+            retries.clock(),
             watchGraceNanos);
     return hold.grant(revoke);
   }

@@ -53,7 +53,7 @@ public final class AcquisitionState {
    * @return whether the caller must drain the outbox
    */
   boolean start(Outbox<Step> outbox) {
-    return machine.apply(m -> outbox.add(m.start()));
+    return machine.apply(outbox, null, (m, o, unused) -> o.add(m.start()));
   }
 
   /**
@@ -63,11 +63,13 @@ public final class AcquisitionState {
    * @return whether the caller must drain the outbox
    */
   boolean on(StateEvent event, Outbox<Step> outbox) {
-    return machine.apply(
-        m -> {
-          Step step = m.on(event);
-          return step != Step.IGNORE && outbox.add(step);
-        });
+    return machine.apply(event, outbox, AcquisitionState::step);
+  }
+
+  /** The step of {@code event}, handed to {@code outbox}; whether to drain it. Under the lock. */
+  private static boolean step(AcquisitionMachine m, StateEvent event, Outbox<Step> outbox) {
+    Step step = m.on(event);
+    return step != Step.IGNORE && outbox.add(step);
   }
 
   /** One event in, the next step out. */

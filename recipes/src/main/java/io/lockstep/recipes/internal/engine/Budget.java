@@ -35,7 +35,7 @@ public final class Budget {
 
   /** A budget starting now, on the clock of {@code settings}' engine. */
   public static Budget of(long timeoutNanos, LockSettings settings) {
-    return of(timeoutNanos, settings::now);
+    return of(timeoutNanos, settings.engine().clock());
   }
 
   /** Whether the budget can run out: not none, and not as good as forever. */

@@ -1,7 +1,6 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockAttempt;
 import io.lockstep.recipes.locks.LockState;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
@@ -70,10 +69,10 @@ final class JfrEvents {
   }
 
   static void endAcquire(
-      Acquire event, LockAttempt attempt, AcquireOutcome outcome, long fencingToken) {
+      Acquire event, String path, String recipe, AcquireOutcome outcome, long fencingToken) {
     if (event != null && event.shouldCommit()) {
-      event.path = attempt.path();
-      event.recipe = attempt.recipe();
+      event.path = path;
+      event.recipe = recipe;
       event.outcome = outcome.name();
       event.fencingToken = fencingToken;
       event.commit();
@@ -94,18 +93,18 @@ final class JfrEvents {
     return event;
   }
 
-  static void endHold(HeldSpan event, LockAttempt attempt, long fencingToken) {
+  static void endHold(HeldSpan event, String path, long fencingToken) {
     if (event != null && event.shouldCommit()) {
-      event.path = attempt.path();
+      event.path = path;
       event.fencingToken = fencingToken;
       event.commit();
     }
   }
 
-  static void stateChanged(LockAttempt attempt, LockState state) {
+  static void stateChanged(String path, LockState state) {
     StateChange event = new StateChange();
     if (event.shouldCommit()) {
-      event.path = attempt.path();
+      event.path = path;
       event.state = state.name();
       event.commit();
     }

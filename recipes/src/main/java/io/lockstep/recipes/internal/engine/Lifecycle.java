@@ -6,6 +6,7 @@ import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,11 +22,20 @@ import org.slf4j.LoggerFactory;
 public final class Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(Lifecycle.class);
 
+  /** {@link #decidedFuture()} once decided. Never written. */
+  private static final CompletableFuture<Void> DECIDED = CompletableFuture.completedFuture(null);
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<Lifecycle, CompletableFuture> DECISION =
+      AtomicReferenceFieldUpdater.newUpdater(Lifecycle.class, CompletableFuture.class, "decision");
+
   private final LockSettings settings;
   private final Notifier notifier;
   private final Telemetry telemetry;
   private final CompletableFuture<Void> granted = new CompletableFuture<>();
-  private final CompletableFuture<Void> decided = new CompletableFuture<>();
+  // What a zero budget waits for: null until asked for or decided, then the future asked for, or
+  // DECIDED once the first try reached its verdict (most attempts are never asked).
+  private volatile CompletableFuture<Void> decision;
   private final CompletableFuture<LockOwnershipLostException> lost = new CompletableFuture<>();
   private volatile String releasedQuietly; // set once let go without a loss: see released()
   private volatile RuntimeException failure;
@@ -74,7 +84,25 @@ public final class Lifecycle {
 
   /** Completes when the first try reached a verdict: what a zero budget waits for. */
   public CompletableFuture<Void> decidedFuture() {
-    return decided;
+    while (true) {
+      CompletableFuture<Void> current = decision;
+      if (current != null) {
+        return current;
+      }
+      CompletableFuture<Void> asked = new CompletableFuture<>();
+      if (DECISION.compareAndSet(this, null, asked)) {
+        return asked;
+      }
+    }
+  }
+
+  /** The first try reached a verdict: a zero budget waiting for it, or asking later, goes on. */
+  @SuppressWarnings("unchecked")
+  private void decide() {
+    CompletableFuture<Void> asked = (CompletableFuture<Void>) DECISION.getAndSet(this, DECIDED);
+    if (asked != null) {
+      asked.complete(null);
+    }
   }
 
   /**
@@ -124,12 +152,12 @@ public final class Lifecycle {
 
   /** The first try reached a verdict: the attempt waits behind someone, or holds. */
   public void decided() {
-    decided.complete(null);
+    decide();
   }
 
   /** Listeners hear HELD (and AT_RISK, if granted at risk) before the caller wakes. */
   public void granted(long token, boolean atRisk) {
-    decided.complete(null);
+    decide();
     telemetry.granted(token);
     if (settings.hasListeners()) {
       notifier.submit(() -> settings.tellListeners(LockState.HELD, token));
@@ -172,7 +200,7 @@ public final class Lifecycle {
   /** The attempt ended without a grant: withdrawn if {@code failure} is null, else failed. */
   public void ended(RuntimeException failure) {
     settings.attemptEnded();
-    decided.complete(null);
+    decide();
     AcquireOutcome outcome =
         failure == null
             ? withdrawnAs

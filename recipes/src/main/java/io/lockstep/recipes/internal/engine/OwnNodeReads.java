@@ -45,7 +45,7 @@ final class OwnNodeReads {
         event -> {
           if (event.getType() == EventType.NodeChildrenChanged
               || event.getType() == EventType.ChildWatchRemoved) { // a lease waiter's removal
-            events.accept(new StateEvent.QueueChanged());
+            events.accept(StateEvent.QUEUE_CHANGED);
           }
         };
   }
