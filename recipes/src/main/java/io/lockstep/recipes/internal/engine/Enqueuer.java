@@ -32,28 +32,27 @@ public final class Enqueuer {
   private final Consumer<StateEvent> events;
 
   /**
+   * @param lockPaths the queues' paths, {@link #lockPaths} of {@code slots}
    * @param childWatcher the watch the first read leaves (a single queue's), or null
-   * @param localQueues this client's nodes in each single queue
    */
   Enqueuer(
-      ZkRequests zk,
-      NodeCreates creates,
+      LockSettings settings,
       List<Slot> slots,
+      List<String> lockPaths,
       Watcher childWatcher,
-      LocalQueues localQueues,
       Consumer<StateEvent> events) {
-    this.zk = zk;
-    this.creates = creates;
+    this.zk = settings.zk();
+    this.creates = settings.creates();
     this.slots = List.copyOf(slots);
-    this.lockPaths = lockPaths(slots);
+    this.lockPaths = lockPaths;
     this.childWatcher = childWatcher;
-    this.localQueues = localQueues;
+    this.localQueues = settings.engine().localQueues();
     this.events = events;
   }
 
   public static List<String> lockPaths(List<Slot> slots) {
     if (slots.size() == 1) {
-      return List.of(slots.get(0).path());
+      return slots.get(0).paths();
     }
     List<String> paths = new ArrayList<>(slots.size());
     for (Slot slot : slots) {
@@ -115,7 +114,8 @@ public final class Enqueuer {
     private final int epoch;
     private final boolean readBehind;
     volatile int progress; // the bits above, each set once, by PROGRESS
-    private ZkRequests.Children children; // the read's answer, null if it failed; before READ_HEARD
+    private List<List<String>> children; // the read's answer, null if it failed; before READ_HEARD
+    private long readAtZxid; // and the latest change it reflects; written before READ_HEARD
 
     Send(int epoch, boolean readBehind) {
       this.epoch = epoch;
@@ -145,8 +145,9 @@ public final class Enqueuer {
 
     /** The read's answer: heard now if the create's was, else once it is. */
     @Override
-    public void answered(ZkRequests.Children answer, Throwable failure) {
-      children = failure == null ? answer : null;
+    public void answered(List<List<String>> lists, long session, long zxid, Throwable failure) {
+      children = failure == null ? lists : null;
+      readAtZxid = zxid;
       int before = set(READ_HEARD);
       if ((before & READ_COUNTS) != 0) {
         readHeard();
@@ -155,9 +156,7 @@ public final class Enqueuer {
 
     private void readHeard() {
       if (children != null) {
-        events.accept(
-            new StateEvent.QueueRead(
-                epoch, children.lists(), zk.isConnected(), children.decidedAtZxid()));
+        events.accept(new StateEvent.QueueRead(epoch, children, zk.isConnected(), readAtZxid));
       } else {
         events.accept(new StateEvent.FirstReadFailed(epoch));
       }

@@ -10,7 +10,7 @@ import java.util.function.Function;
  *
  * @param <M> the machine
  */
-public final class Guarded<M> {
+public class Guarded<M> {
   private final ReentrantLock lock = new ReentrantLock();
   private final M machine;
 

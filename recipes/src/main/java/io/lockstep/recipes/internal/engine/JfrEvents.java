@@ -5,6 +5,7 @@ import io.lockstep.recipes.locks.LockState;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.EventType;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 
@@ -61,6 +62,15 @@ final class JfrEvents {
 
     @Label("State")
     String state;
+  }
+
+  private static final EventType ACQUIRE = EventType.getEventType(Acquire.class);
+  private static final EventType HOLD = EventType.getEventType(HeldSpan.class);
+  private static final EventType STATE_CHANGE = EventType.getEventType(StateChange.class);
+
+  /** Whether a recording wants any of these events now. */
+  static boolean enabled() {
+    return ACQUIRE.isEnabled() || HOLD.isEnabled() || STATE_CHANGE.isEnabled();
   }
 
   /** An acquire event, begun now; null when no recording wants it. */

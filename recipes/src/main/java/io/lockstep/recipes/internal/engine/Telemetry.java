@@ -34,7 +34,7 @@ final class Telemetry {
       AtomicReferenceFieldUpdater.newUpdater(Telemetry.class, LockAttempt.class, "attempt");
 
   private final LockSettings settings;
-  private final Notifier notifier;
+  private final Lifecycle lifecycle; // the attempt's, whose notifier delivers to observers
   private final long id; // the acquisition's, for observers
   private final boolean recorded;
   private final long startNanos;
@@ -52,20 +52,45 @@ final class Telemetry {
   private volatile long grantedNanos;
   private volatile JfrEvents.HeldSpan holdEvent;
 
-  Telemetry(LockSettings settings, Notifier notifier) {
+  /**
+   * The telemetry of an attempt that began at {@code startNanos}: made as it begins ({@code
+   * atStart}: its acquire event begins too), or when someone first hears of it ({@link Lifecycle}),
+   * then after a grant nobody heard of if {@code unheardGrant}, at {@code grantedNanos}.
+   */
+  Telemetry(
+      LockSettings settings,
+      Lifecycle lifecycle,
+      long startNanos,
+      boolean atStart,
+      boolean unheardGrant,
+      long grantedNanos) {
     this.settings = settings;
-    this.notifier = notifier;
+    this.lifecycle = lifecycle;
     this.id = ids.incrementAndGet();
     this.recorded = JFR && settings.observed();
-    this.startNanos = settings.now();
-    this.acquireEvent = recorded ? JfrEvents.beginAcquire() : null;
+    this.startNanos = startNanos;
+    this.acquireEvent = recorded && atStart ? JfrEvents.beginAcquire() : null;
     this.first = this;
+    if (unheardGrant) {
+      told = 1; // the grant was told, to nobody
+      grantTold = true;
+      this.grantedNanos = grantedNanos;
+    }
+  }
+
+  /**
+   * Whether anyone would hear of an attempt of {@code settings}' lock now: an observer, or a
+   * recording of Lockstep's events. Nobody hears of an unobserved lock (a place's): its members are
+   * the attempts.
+   */
+  static boolean wanted(LockSettings settings) {
+    return settings.observed() && (settings.hasObservers() || (JFR && JfrEvents.enabled()));
   }
 
   /** Carries on {@code earlier}'s acquisition, through the notifier of the attempt carrying it. */
-  private Telemetry(Telemetry earlier, Notifier notifier) {
+  private Telemetry(Telemetry earlier, Lifecycle lifecycle) {
     this.settings = earlier.settings;
-    this.notifier = notifier;
+    this.lifecycle = lifecycle;
     this.id = earlier.id;
     this.recorded = earlier.recorded;
     this.startNanos = earlier.startNanos;
@@ -90,16 +115,16 @@ final class Telemetry {
     return TOLD.compareAndSet(first, 0, 1);
   }
 
-  /** The telemetry of an attempt carrying on this one's acquisition, delivering on {@code n}. */
-  Telemetry carriedOn(Notifier n) {
-    return new Telemetry(this, n);
+  /** The telemetry of an attempt carrying on this one's acquisition: {@code carrier}'s. */
+  Telemetry carriedOn(Lifecycle carrier) {
+    return new Telemetry(this, carrier);
   }
 
   /** In the acquiring thread, before the attempt sends anything; nothing for a carried one. */
   void started() {
     if (first == this && settings.hasObservers()) {
       LockAttempt attempt = attempt();
-      notifier.deliverNow(notice(observer -> observer.attemptStarted(attempt)));
+      lifecycle.notifier().deliverNow(notice(observer -> observer.attemptStarted(attempt)));
     }
   }
 
@@ -166,13 +191,14 @@ final class Telemetry {
     }
     LockAttempt attempt = attempt();
     Duration held = Duration.ofNanos(settings.now() - grantedNanos);
-    return notifier.submitTracked(
-        notice(observer -> observer.released(attempt, held, fencingToken)));
+    return lifecycle
+        .notifier()
+        .submitTracked(notice(observer -> observer.released(attempt, held, fencingToken)));
   }
 
   private void observe(Consumer<LockObserver> call) {
     if (settings.hasObservers()) {
-      notifier.submit(notice(call));
+      lifecycle.notifier().submit(notice(call));
     }
   }
 

@@ -9,6 +9,7 @@ import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.engine.PlaceHooks;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.NodeCreates;
@@ -234,7 +235,7 @@ public final class LocalPlace {
             settings,
             List.of(slot),
             null,
-            new Acquisition.PlaceHooks() {
+            new PlaceHooks() {
               @Override
               public void queueChanged() {
                 on(new PlaceEvent.QueueChanged(place));
@@ -318,8 +319,8 @@ public final class LocalPlace {
         .childrenOnce(
             List.of(slot.path()),
             null,
-            (children, failure) -> {
-              boolean alone = failure == null && children.lists().get(0).equals(List.of(ours));
+            (lists, session, zxid, failure) -> {
+              boolean alone = failure == null && lists.get(0).equals(List.of(ours));
               on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
             });
   }

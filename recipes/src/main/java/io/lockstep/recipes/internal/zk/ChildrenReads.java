@@ -1,6 +1,5 @@
 package io.lockstep.recipes.internal.zk;
 
-import io.lockstep.recipes.internal.zk.ZkRequests.Children;
 import io.lockstep.recipes.internal.zk.ZkRequests.ChildrenAnswer;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,12 +30,11 @@ final class ChildrenReads {
         watcher,
         (rc, p, ctx, children, stat) -> {
           if (rc == Code.OK.intValue()) {
-            answer.answered(
-                new Children(List.of(children), zk.getSessionId(), stat.getPzxid()), null);
+            answer.answered(List.of(children), zk.getSessionId(), stat.getPzxid(), null);
           } else if (rc == Code.NONODE.intValue()) {
-            answer.answered(new Children(List.of(List.of()), zk.getSessionId(), 0), null);
+            answer.answered(List.of(List.of()), zk.getSessionId(), 0, null);
           } else {
-            answer.answered(null, KeeperException.create(Code.get(rc), path));
+            answer.answered(null, 0, 0, KeeperException.create(Code.get(rc), path));
           }
         },
         null);
@@ -59,7 +57,7 @@ final class ChildrenReads {
         ops,
         (rc, p, ctx, results) -> {
           if (results == null) {
-            answer.answered(null, KeeperException.create(Code.get(rc)));
+            answer.answered(null, 0, 0, KeeperException.create(Code.get(rc)));
             return;
           }
           List<List<String>> lists = new ArrayList<>(paths.size());
@@ -76,11 +74,11 @@ final class ChildrenReads {
               }
             } else {
               int err = ((OpResult.ErrorResult) op).getErr();
-              answer.answered(null, KeeperException.create(Code.get(err), paths.get(i / 2)));
+              answer.answered(null, 0, 0, KeeperException.create(Code.get(err), paths.get(i / 2)));
               return;
             }
           }
-          answer.answered(new Children(lists, zk.getSessionId(), pzxid), null);
+          answer.answered(lists, zk.getSessionId(), pzxid, null);
         },
         null);
   }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.function.BiConsumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
@@ -49,6 +50,9 @@ public final class NodeCreates {
     }
   }
 
+  /** The answer of a plain create: its context is the caller's answer. One for every create. */
+  private final AsyncCallback.Create2Callback created = this::created;
+
   public NodeCreates(ZkRequests requests) {
     this.client = requests.client();
     this.requests = requests;
@@ -70,24 +74,7 @@ public final class NodeCreates {
         String nodePath = slot.nodePathToCreate(protectionId);
         NodeShape shape = shape(slot, nodePath);
         zk.create(
-            requests.toZk(nodePath),
-            shape.data(),
-            shape.acl(),
-            slot.createMode(),
-            (rc, path, ctx, name, stat) -> {
-              if (rc == Code.OK.intValue()) {
-                answer.accept(
-                    new Created(
-                        List.of(requests.toClient(name)),
-                        stat.getCzxid(),
-                        stat.getEphemeralOwner(),
-                        true),
-                    null);
-              } else {
-                answer.accept(null, KeeperException.create(Code.get(rc), requests.toClient(path)));
-              }
-            },
-            null);
+            requests.toZk(nodePath), shape.data(), shape.acl(), slot.createMode(), created, answer);
         return;
       }
       List<Op> ops = new ArrayList<>();
@@ -107,6 +94,21 @@ public final class NodeCreates {
           null);
     } catch (KeeperException | RuntimeException e) {
       answer.accept(null, e);
+    }
+  }
+
+  /** A plain create was answered: our node, with its stat, or the failure. */
+  @SuppressWarnings("unchecked") // the context of every plain create is its caller's answer
+  private void created(int rc, String path, Object context, String name, Stat stat) {
+    BiConsumer<? super Created, Throwable> answer =
+        (BiConsumer<? super Created, Throwable>) context;
+    if (rc == Code.OK.intValue()) {
+      answer.accept(
+          new Created(
+              List.of(requests.toClient(name)), stat.getCzxid(), stat.getEphemeralOwner(), true),
+          null);
+    } else {
+      answer.accept(null, KeeperException.create(Code.get(rc), requests.toClient(path)));
     }
   }
 

@@ -39,10 +39,13 @@ public final class ZkRequests {
    */
   public record Children(List<List<String>> lists, long session, long decidedAtZxid) {}
 
-  /** Where the answer of a read of children goes: the children, or the failure. */
+  /**
+   * Where the answer of a read of children goes: each path's children, the session that read them
+   * and the largest pzxid (as in {@link Children}), or the failure (then the rest is null and 0).
+   */
   @FunctionalInterface
   public interface ChildrenAnswer {
-    void answered(Children children, Throwable failure);
+    void answered(List<List<String>> lists, long session, long decidedAtZxid, Throwable failure);
   }
 
   /** A node's data and stat, and the session that read them. */
@@ -125,9 +128,9 @@ public final class ZkRequests {
           childrenOnce(
               paths,
               childWatcher,
-              (children, failure) -> {
+              (lists, session, zxid, failure) -> {
                 if (failure == null) {
-                  result.complete(children);
+                  result.complete(new Children(lists, session, zxid));
                 } else {
                   result.completeExceptionally(failure);
                 }
@@ -149,7 +152,7 @@ public final class ZkRequests {
         ChildrenReads.ofSeveral(zk, paths, this::toZk, answer);
       }
     } catch (KeeperException | RuntimeException e) {
-      answer.answered(null, e);
+      answer.answered(null, 0, 0, e);
     }
   }
 
