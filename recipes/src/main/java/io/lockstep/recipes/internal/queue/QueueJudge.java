@@ -97,6 +97,14 @@ public final class QueueJudge {
         }
         continue;
       }
+      if (names.size() == 1 && slot.driver() instanceof ReadWriteDriver) {
+        // Alone: the head of the queue holds either side; not there: missing. Nothing to sort.
+        String ourPath = ourNodes.get(i);
+        if (!NodeNames.isNameOf(ourPath, ourPath.lastIndexOf('/') + 1, names.get(0))) {
+          return Verdict.MISSING;
+        }
+        continue;
+      }
       String ours = NodeNames.nameOf(ourNodes.get(i));
       if (slot.driver() instanceof LeaseDriver leases) {
         Verdict verdict = scanLeases(slot, leases.maxLeases(), ours, names);
