@@ -15,6 +15,9 @@ module io.lockstep.recipes {
   requires static jdk.jfr;
   requires static spring.integration.core;
   requires static micrometer.core;
+  // LockstepObservations: the Observation API and the key values of micrometer-commons
+  requires static micrometer.observation;
+  requires static micrometer.commons;
   requires static reactor.core;
   requires static org.reactivestreams;
   requires static spring.boot;

@@ -72,7 +72,8 @@ final class LingerRuns {
 
   /**
    * Two processes taking turns: {@code first}'s and {@code second}'s series, the latency of the
-   * timed acquires (both sides, or {@code second}'s only), requests per round.
+   * timed acquires (both sides, or {@code second}'s only), requests per round, and rounds (turns,
+   * so handoffs from one process to the other) per second.
    */
   record Alternation(
       Duration roundTrip,
@@ -80,7 +81,8 @@ final class LingerRuns {
       Series second,
       boolean bothTimed,
       Histogram latency,
-      double requestsPerRound) {}
+      double requestsPerRound,
+      double roundsPerSecond) {}
 
   /** The section's run: when, how long, the load around it, and its points. */
   record Run(
@@ -178,10 +180,12 @@ final class LingerRuns {
         turn(locks[round % 2], null);
       }
       ServerCounters before = probe.settled();
+      long start = System.nanoTime();
       for (int round = 0; round < ROUNDS; round++) {
         boolean timed = bothTimed || round % 2 == 1;
         turn(locks[round % 2], timed ? latency : null);
       }
+      double seconds = (System.nanoTime() - start) / 1e9;
       ServerCounters after = probe.settled();
       Alternation result =
           new Alternation(
@@ -190,17 +194,20 @@ final class LingerRuns {
               second,
               bothTimed,
               latency,
-              (double) after.since(before).requests() / ROUNDS);
+              (double) after.since(before).requests() / ROUNDS,
+              ROUNDS / seconds);
       log(
           String.format(
               Locale.ROOT,
-              "linger turns %s %s / %s: p50 %.2f ms, p99 %.2f ms, %.2f requests/round",
+              "linger turns %s %s / %s: p50 %.2f ms, p99 %.2f ms, %.2f requests/round, %.0f"
+                  + " rounds/s",
               SlowLinkRuns.label(trip),
               first.label(),
               second.label(),
               LoadResult.millis(latency, 50),
               LoadResult.millis(latency, 99),
-              result.requestsPerRound()));
+              result.requestsPerRound(),
+              result.roundsPerSecond()));
       return result;
     }
   }

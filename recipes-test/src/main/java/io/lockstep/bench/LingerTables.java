@@ -81,8 +81,9 @@ final class LingerTables {
             "processes",
             "acquires timed",
             "acquire p50 / p99 / p999 (ms)",
-            "requests per round");
-    table.alignRight(0, 3, 4);
+            "requests per round",
+            "rounds/s (÷ without linger)");
+    table.alignRight(0, 3, 4, 5);
     for (LingerRuns.Alternation turns : run.alternations()) {
       boolean same = turns.first() == turns.second();
       table.row(
@@ -92,8 +93,35 @@ final class LingerTables {
               : turns.second().label() + " after " + turns.first().label(),
           turns.bothTimed() ? "both" : "Curator's",
           Figures.percentiles(turns.latency()),
-          decimals(turns.requestsPerRound()));
+          decimals(turns.requestsPerRound()),
+          roundsPerSecond(run, turns));
     }
     return table.render();
+  }
+
+  /**
+   * Rounds per second; for a lingering series, also as a share of the same pairing without linger
+   * at the same round trip (the goal of adaptive linger: at least 0.95).
+   */
+  private static String roundsPerSecond(LingerRuns.Run run, LingerRuns.Alternation turns) {
+    String rate = number(turns.roundsPerSecond());
+    if (turns.first() != LingerRuns.Series.LINGER) {
+      return rate;
+    }
+    LingerRuns.Series plainSecond =
+        turns.second() == LingerRuns.Series.LINGER ? LingerRuns.Series.LOCKSTEP : turns.second();
+    for (LingerRuns.Alternation other : run.alternations()) {
+      if (other.roundTrip().equals(turns.roundTrip())
+          && other.first() == LingerRuns.Series.LOCKSTEP
+          && other.second() == plainSecond
+          && other.roundsPerSecond() > 0) {
+        return String.format(
+            Locale.ROOT,
+            "%s (%s)",
+            rate,
+            Figures.ratio(turns.roundsPerSecond() / other.roundsPerSecond()));
+      }
+    }
+    return rate;
   }
 }

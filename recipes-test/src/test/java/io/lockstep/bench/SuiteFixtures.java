@@ -278,7 +278,8 @@ final class SuiteFixtures {
                     LingerRuns.Series.CURATOR,
                     false,
                     turn,
-                    6)));
+                    6,
+                    250)));
   }
 
   /** A semaphore point at {@code perSecond} leases, acquire latency 2 ms. */

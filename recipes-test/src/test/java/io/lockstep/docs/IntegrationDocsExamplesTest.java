@@ -81,6 +81,37 @@ class IntegrationDocsExamplesTest {
   }
 
   @Test
+  void spring_severalKeys_oneAtomicLockOfBoth_excludingEachKeysOwnLock() throws Exception {
+    String root = zk.path("registry");
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), root);
+    LockstepLock single = new LockstepLockRegistry(zk.newClient(), root).obtain("account-4");
+    single.lock();
+    long before = single.fencingToken();
+    single.unlock();
+    // docs/spring.md: several keys
+    // import io.lockstep.recipes.spring.LockstepLock;
+    // import java.util.List;
+
+    FencedStore ledger = new FencedStore(); // docs: ... your store, see getting-started.md
+    LockstepLock accounts = registry.obtainAll(List.of("account-17", "account-4")); // any order
+    accounts.lock();
+    try {
+      long token = accounts.fencingToken(); // greater than every token before on either key
+      ledger.write("account-17", "-100", token);
+      ledger.write("account-4", "+100", token);
+    } finally {
+      accounts.unlock();
+    }
+    // docs: end
+    assertThat(ledger.read("account-4")).isEqualTo("+100");
+    assertThatThrownBy(() -> ledger.write("account-4", "stale", before))
+        .as("the multi-key token is greater than the single key's before it")
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(registry.obtainAll(List.of("account-4", "account-17"))).isSameAs(accounts);
+    assertThat(accounts.fencedLock().getParticipantNodes()).isEmpty();
+  }
+
+  @Test
   void spring_ttl_renewedHoldWritesTwice_andAnExpiredOneFailsSafe() throws Exception {
     LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), "/locks");
     FencedStore orders = new FencedStore();

@@ -21,6 +21,7 @@ public final class BootContexts {
                 LockstepRegistryAutoConfiguration.class,
                 LockstepLockedAutoConfiguration.class,
                 LockstepMetricsAutoConfiguration.class,
+                LockstepObservationAutoConfiguration.class,
                 LockstepHealthAutoConfiguration.class,
                 LocksEndpointAutoConfiguration.class))
         .withPropertyValues(

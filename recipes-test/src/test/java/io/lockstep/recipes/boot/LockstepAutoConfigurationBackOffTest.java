@@ -3,10 +3,12 @@ package io.lockstep.recipes.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lockstep.recipes.micrometer.LockstepMetrics;
+import io.lockstep.recipes.micrometer.LockstepObservations;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
@@ -29,7 +31,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 class LockstepAutoConfigurationBackOffTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  /** Every bean the auto-configuration makes, by name, with Micrometer and the endpoint on. */
+  /**
+   * Every bean the auto-configuration makes, by name, with Micrometer (a meter registry and an
+   * observation registry) and the endpoint on.
+   */
   static final List<String> ALL =
       List.of(
           "curatorFramework",
@@ -38,13 +43,15 @@ class LockstepAutoConfigurationBackOffTest {
           "lockedBeanPostProcessor",
           "lockstepMetrics",
           "lockstepLockedSkipMeters",
+          "lockstepObservations",
           "lockstepHealthIndicator",
           "locksEndpoint");
 
   private ApplicationContextRunner runner() {
     return BootContexts.runner(zk.server().getConnectString())
         .withPropertyValues("management.endpoints.web.exposure.include=locks")
-        .withBean(MeterRegistry.class, SimpleMeterRegistry::new);
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(ObservationRegistry.class, ObservationRegistry::create);
   }
 
   @Test
@@ -80,6 +87,7 @@ class LockstepAutoConfigurationBackOffTest {
         new Case(
             "lockstep.metrics.enabled=false",
             List.of("lockstepMetrics", "lockstepLockedSkipMeters")),
+        new Case("lockstep.observations.enabled=false", List.of("lockstepObservations")),
         new Case("management.health.lockstep.enabled=false", List.of("lockstepHealthIndicator")),
         new Case("management.health.defaults.enabled=false", List.of("lockstepHealthIndicator")),
         new Case("management.endpoint.locks.access=NONE", List.of("locksEndpoint")),
@@ -103,6 +111,7 @@ class LockstepAutoConfigurationBackOffTest {
                 "lockstepRegistryExpiry",
                 "lockedBeanPostProcessor",
                 "lockstepLockedSkipMeters")),
+        new Case("io.micrometer.observation", List.of("lockstepObservations")),
         new Case("org.springframework.boot.health", List.of("lockstepHealthIndicator")),
         new Case("org.springframework.boot.actuate", List.of("locksEndpoint")));
   }
@@ -137,6 +146,7 @@ class LockstepAutoConfigurationBackOffTest {
                 assertThat(context)
                     .hasNotFailed()
                     .doesNotHaveBean("lockstepMetrics")
+                    .doesNotHaveBean("lockstepObservations")
                     .hasBean("lockstepLockRegistry")
                     .hasBean("lockstepHealthIndicator"));
   }
@@ -177,6 +187,7 @@ class LockstepAutoConfigurationBackOffTest {
     runner()
         .withBean("ownRegistry", LockstepLockRegistry.class, this::ownRegistry)
         .withBean("ownMetrics", LockstepMetrics.class, this::ownMetrics)
+        .withBean("ownObservations", LockstepObservations.class, this::ownObservations)
         .withBean(
             "lockstepHealthIndicator",
             HealthIndicator.class,
@@ -190,6 +201,8 @@ class LockstepAutoConfigurationBackOffTest {
                   .doesNotHaveBean("lockstepLockRegistry")
                   .hasSingleBean(LockstepMetrics.class)
                   .hasBean("ownMetrics")
+                  .hasSingleBean(LockstepObservations.class)
+                  .hasBean("ownObservations")
                   .doesNotHaveBean(LockstepHealthIndicator.class)
                   .hasSingleBean(LocksEndpoint.class)
                   .hasBean("ownEndpoint");
@@ -220,6 +233,10 @@ class LockstepAutoConfigurationBackOffTest {
 
   private LockstepMetrics ownMetrics() {
     return new LockstepMetrics(client());
+  }
+
+  private LockstepObservations ownObservations() {
+    return LockstepObservations.bind(client(), ObservationRegistry.NOOP);
   }
 
   private LocksEndpoint ownEndpoint() {

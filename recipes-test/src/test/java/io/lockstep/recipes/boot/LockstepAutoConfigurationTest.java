@@ -19,12 +19,14 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -77,6 +79,38 @@ class LockstepAutoConfigurationTest {
               }
               assertThat(ZooKeeperExtension.childrenOrNone(observer, "/ns" + root + "/orders/17"))
                   .isEmpty();
+            });
+  }
+
+  /**
+   * Curator warns at startup when the session timeout is below the connection timeout ("session
+   * timeout [..] is less than connection timeout [..]"): the defaults of the bound properties are
+   * Curator's own, a 60 s session and a 15 s connection timeout, and the client is built with them.
+   */
+  @Test
+  void theDefaultTimeouts_areCuratorsOwn_theSessionTimeoutNotBelowTheConnectionTimeout() {
+    new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(LockstepZookeeperAutoConfiguration.class))
+        .withPropertyValues("lockstep.zookeeper.connect-string=" + zk.server().getConnectString())
+        .run(
+            context -> {
+              LockstepZookeeperProperties properties =
+                  context.getBean(LockstepZookeeperProperties.class);
+              CuratorFrameworkFactory.Builder curatorDefaults = CuratorFrameworkFactory.builder();
+
+              assertThat(properties.getSessionTimeout())
+                  .isEqualTo(Duration.ofMillis(curatorDefaults.getSessionTimeoutMs()))
+                  .isEqualTo(Duration.ofSeconds(60))
+                  .isGreaterThanOrEqualTo(properties.getConnectionTimeout());
+              assertThat(properties.getConnectionTimeout())
+                  .isEqualTo(Duration.ofMillis(curatorDefaults.getConnectionTimeoutMs()))
+                  .isEqualTo(Duration.ofSeconds(15));
+              assertThat(
+                      context
+                          .getBean(CuratorFramework.class)
+                          .getZookeeperClient()
+                          .getConnectionTimeoutMs())
+                  .isEqualTo(15_000);
             });
   }
 

@@ -10,8 +10,10 @@ import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
@@ -26,6 +29,7 @@ import org.apache.curator.framework.recipes.locks.Lease;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code LockInspector}'s command: every lock under a root, as a table or as JSON, exit codes. */
 @Timeout(60)
@@ -241,6 +245,116 @@ class InspectorCommandTest {
     } finally {
       lock.release();
     }
+  }
+
+  /**
+   * {@code --json} in a JVM of its own with a Spring Boot application's logging on the class path:
+   * logback and Spring Boot's console logging (its {@code defaults.xml} and {@code
+   * console-appender.xml}, as Boot's {@code base.xml} has them, without the log file). Standard
+   * output is the JSON alone; ZooKeeper's and Curator's logs went to standard error.
+   */
+  @Test
+  void main_json_isJsonAloneOnStandardOutput_withSpringBootsConsoleLogging(@TempDir Path config)
+      throws Exception {
+    Files.writeString(
+        config.resolve("logback.xml"),
+        """
+        <configuration>
+          <include resource="org/springframework/boot/logging/logback/defaults.xml"/>
+          <include resource="org/springframework/boot/logging/logback/console-appender.xml"/>
+          <root level="INFO">
+            <appender-ref ref="CONSOLE"/>
+          </root>
+        </configuration>
+        """);
+    List<String> classPath = new ArrayList<>(List.of(config.toString()));
+    classPath.addAll(springBootLogging());
+
+    String stderr = assertJsonAloneOnStandardOutput(classPath);
+
+    assertThat(stderr).contains(" INFO ").contains("Session establishment complete");
+  }
+
+  /** The same with logback's own default configuration: every logger at DEBUG, to the console. */
+  @Test
+  void main_json_isJsonAloneOnStandardOutput_withLogbacksDefaultConfiguration() throws Exception {
+    String stderr = assertJsonAloneOnStandardOutput(List.of());
+
+    assertThat(stderr).contains(" DEBUG ").contains("Session establishment complete");
+  }
+
+  /**
+   * Runs {@code main --json} with the library, its runtime dependencies, logback and {@code extra}
+   * on the class path, on a lock held; checks that standard output parses as the JSON of that lock
+   * and returns standard error.
+   */
+  private static String assertJsonAloneOnStandardOutput(List<String> extra) throws Exception {
+    CuratorFramework holderClient = zk.newClient(b -> b.defaultData("json".getBytes(UTF_8)));
+    ReentrantMutex lock = new ReentrantMutex(holderClient, zk.path("locks/report"));
+    lock.acquire();
+    try {
+      List<String> classPath = new ArrayList<>(runtimeClassPath());
+      classPath.addAll(logback());
+      classPath.addAll(extra);
+      List<String> command = new ArrayList<>();
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.add("-cp");
+      command.add(String.join(File.pathSeparator, classPath));
+      command.add(LockInspector.class.getName());
+      command.add(zk.server().getConnectString());
+      command.add(zk.path("locks"));
+      command.add("--json");
+      Path stderrFile = Files.createTempFile("inspector", ".stderr");
+      String stdout;
+      String stderr;
+      Process process;
+      try {
+        process = new ProcessBuilder(command).redirectError(stderrFile.toFile()).start();
+        stdout = new String(process.getInputStream().readAllBytes(), UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        stderr = Files.readString(stderrFile, UTF_8);
+      } finally {
+        Files.delete(stderrFile);
+      }
+
+      assertThat(process.exitValue()).as(stderr).isZero();
+      assertThat(stdout.lines()).as("standard output").hasSize(1);
+      Map<?, ?> parsed = (Map<?, ?>) MiniJson.parse(stdout);
+      List<?> locks = (List<?>) parsed.get("locks");
+      assertThat(locks).hasSize(1);
+      Map<?, ?> holder = (Map<?, ?>) ((List<?>) ((Map<?, ?>) locks.get(0)).get("holders")).get(0);
+      assertThat(holder.get("sessionId"))
+          .isEqualTo("0x" + Long.toHexString(Sessions.id(holderClient)));
+      assertThat(holder.get("data")).isEqualTo("json");
+      return stderr;
+    } finally {
+      lock.release();
+    }
+  }
+
+  /** logback-classic and logback-core, which the build copies to target/inspector-logging. */
+  private static List<String> logback() throws IOException {
+    Path dir = Path.of("target", "inspector-logging").toAbsolutePath();
+    try (Stream<Path> jars = Files.list(dir)) {
+      List<String> found = jars.map(Path::toString).filter(n -> n.endsWith(".jar")).toList();
+      assertThat(found).as("the logback jars in " + dir).hasSize(2);
+      return found;
+    }
+  }
+
+  /** Spring Boot's jar (its logback configuration and converters) and what it needs there. */
+  private static List<String> springBootLogging() {
+    List<String> prefixes =
+        List.of("spring-boot-4", "spring-core-", "commons-logging-", "jspecify-");
+    List<String> kept = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      String name = Path.of(entry).getFileName().toString();
+      if (prefixes.stream().anyMatch(name::startsWith)) {
+        kept.add(entry);
+      }
+    }
+    assertThat(kept).anyMatch(entry -> entry.contains("spring-boot-4"));
+    return kept;
   }
 
   /** The library's classes or jar and the jars of its runtime dependencies, no Spring or tests. */

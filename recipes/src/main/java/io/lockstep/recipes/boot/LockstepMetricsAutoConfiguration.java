@@ -93,7 +93,7 @@ public final class LockstepMetricsAutoConfiguration {
   /** The skip counter of {@code method}; registering it again returns the one registered. */
   private static void skipCounter(LockedSkips skips, String method, MeterRegistry registry) {
     FunctionCounter.builder(SKIPS, skips, s -> s.count(method))
-        .description("@Locked calls skipped because another holder had the lock")
+        .description("@Locked calls skipped: the lock was not granted within the budget")
         .tag("method", method)
         .register(registry);
   }

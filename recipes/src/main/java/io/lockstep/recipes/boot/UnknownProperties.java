@@ -64,6 +64,7 @@ final class UnknownProperties {
             "lockstep.zookeeper.enabled",
             "lockstep.registry.enabled",
             "lockstep.metrics.enabled",
+            "lockstep.observations.enabled",
             "lockstep.locked.enabled",
             "lockstep.locked.default-ttl"));
     List<ConfigurationPropertyName> names = new ArrayList<>();

@@ -24,10 +24,11 @@ abstract class AbstractFencedLock implements FencedLock {
   static {
     OwnershipAccess.install(
         lock -> {
-          if (!(lock instanceof AbstractFencedLock)) {
+          FencedLock engine = lock instanceof MultiMutex multi ? multi.delegate() : lock;
+          if (!(engine instanceof AbstractFencedLock)) {
             throw new IllegalArgumentException("not a single-engine Lockstep lock: " + lock);
           }
-          return ((AbstractFencedLock) lock).holds;
+          return ((AbstractFencedLock) engine).holds;
         });
   }
 

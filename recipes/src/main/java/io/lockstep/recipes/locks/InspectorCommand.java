@@ -1,6 +1,9 @@
 package io.lockstep.recipes.locks;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +45,36 @@ final class InspectorCommand {
   /** The parsed arguments. */
   private record Options(
       String connectString, String root, boolean json, String namespace, int timeoutSeconds) {}
+
+  /**
+   * Runs the command as a process does ({@link LockInspector#main(String[])}): the table, the JSON
+   * or the usage goes to the process's standard output, written to its file descriptor; and {@code
+   * System.out} is pointed at standard error first, before any class that logs (Curator's,
+   * ZooKeeper's) is initialised, so that a logging configuration that writes to the console writes
+   * to standard error: logback's default and Spring Boot's console appender write through {@code
+   * System.out} at each event, log4j2's console appender takes {@code System.out} when it is made
+   * (unless configured {@code direct}), slf4j-simple writes to standard error anyway. With a Spring
+   * Boot application's class path, {@code --json} thus prints JSON alone on standard output.
+   *
+   * @return the exit code
+   */
+  static int main(String[] args) {
+    PrintStream stdout =
+        new PrintStream(new FileOutputStream(FileDescriptor.out), true, stdoutCharset());
+    System.setOut(System.err);
+    return run(args, stdout, System.err);
+  }
+
+  /** The encoding the JVM gave {@code System.out}: the console's, else the default. */
+  private static Charset stdoutCharset() {
+    for (String property : List.of("stdout.encoding", "sun.stdout.encoding")) {
+      String name = System.getProperty(property);
+      if (name != null && Charset.isSupported(name)) {
+        return Charset.forName(name);
+      }
+    }
+    return Charset.defaultCharset();
+  }
 
   /** Runs the command, printing to {@code out} and {@code err}, and returns the exit code. */
   static int run(String[] args, PrintStream out, PrintStream err) {

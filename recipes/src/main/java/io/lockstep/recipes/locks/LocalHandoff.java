@@ -61,12 +61,17 @@ import java.util.Objects;
  * local contender holds, else at the release (within the bound if local contenders wait). So
  * another process, Curator's included, waits at most one notification and one delete longer than
  * without linger, and is never starved. The place also goes back when the linger runs out, when its
- * connection is suspended, and when it is lost or its client closes. Nobody else holds while a
- * place lingers (its node is first in the queue), and a local acquire and a give-back are decided
- * under one lock: the acquire holds the kept place, or takes a new one behind whoever queued. A
- * place granted behind another participant (no child watch) goes back at its last release, as
- * without linger. A {@link LockInspector} shows the kept node as the holder's, also while no thread
- * holds it.
+ * connection is suspended, and when it is lost or its client closes. When the process sees another
+ * participant (a place granted behind someone or not alone, the child watch, a read at the bound
+ * that finds someone), the place is not kept for a pause: the linger itself, doubled at each
+ * sighting while a pause is under way, up to 64 times the linger, and back to the linger at a
+ * sighting after a pause ran out; in the pause the last release gives the place back as without
+ * linger, so processes that take turns pay no more than without it, and a process alone never
+ * pauses. Nobody else holds while a place lingers (its node is first in the queue), and a local
+ * acquire and a give-back are decided under one lock: the acquire holds the kept place, or takes a
+ * new one behind whoever queued. A place granted behind another participant (no child watch) goes
+ * back at its last release, as without linger. A {@link LockInspector} shows the kept node as the
+ * holder's, also while no thread holds it.
  *
  * <p><b>Closing.</b> The place lives as long as a lock object on it is open. {@code close()} on a
  * {@link ReentrantMutex} or {@link NonReentrantMutex} gives up that object's share: when the last

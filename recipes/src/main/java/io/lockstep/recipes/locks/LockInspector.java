@@ -284,12 +284,12 @@ public final class LockInspector {
    * its runtime dependencies> io.lockstep.recipes.locks.LockInspector <connect string> <root>
    * [--json] [--namespace <namespace>] [--timeout <seconds>]}; {@code --help} tells more. Exits
    * with 0 on success, 2 on bad arguments, 1 when ZooKeeper cannot be reached or read within the
-   * timeout (10 seconds unless given).
+   * timeout (10 seconds unless given). Console logs go to standard error, never into the output.
    *
    * @param args the command's arguments
    */
   public static void main(String[] args) {
-    System.exit(InspectorCommand.run(args, System.out, System.err));
+    System.exit(InspectorCommand.main(args));
   }
 
   /**

@@ -2,10 +2,10 @@ package io.lockstep.recipes.spring;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockAttempt;
 import io.lockstep.recipes.locks.LockObserver;
 import io.lockstep.recipes.locks.LockObservers;
-import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -59,12 +59,12 @@ final class LockCache {
   /** The lock of one key, the attempts and holds under way on it, and when it was last obtained. */
   private final class Entry implements LockObserver {
     final String key;
-    final ReentrantMutex mutex;
+    final FencedLock mutex; // a ReentrantMutex, or the MultiMutex of several keys
     final LockstepLock lock;
     final Set<Long> active = ConcurrentHashMap.newKeySet(); // attempts under way and holds
     volatile long lastObtainedNanos; // written under cacheLock
 
-    Entry(String key, ReentrantMutex mutex, LockstepLock lock) {
+    Entry(String key, FencedLock mutex, LockstepLock lock) {
       this.key = key;
       this.mutex = mutex;
       this.lock = lock;
@@ -107,7 +107,7 @@ final class LockCache {
    * the lock {@code made} makes is cached (evicting beyond capacity) and returned, or null if
    * {@code made} is null.
    */
-  LockstepLock cached(String key, ReentrantMutex made) {
+  LockstepLock cached(String key, FencedLock made) {
     cacheLock.lock();
     try {
       Entry entry = locks.get(key);

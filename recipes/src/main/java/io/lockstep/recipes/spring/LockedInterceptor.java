@@ -93,7 +93,8 @@ final class LockedInterceptor implements MethodInterceptor {
     if (hold == null) {
       skips.skipped(locked.name(), key);
       skipLog.debug(
-          "{} skipped: the lock of key '{}' is held elsewhere (not granted within {}: {})",
+          "{} skipped: the lock of key '{}' was not granted within {} (held elsewhere, or the"
+              + " server did not answer the first try in time: {})",
           locked.describe(),
           key,
           locked.waitFor(),

@@ -12,8 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link Locked} calls of one context that were skipped because another holder had the lock
- * ({@link Locked.WhenBusy#SKIP}), counted per method: {@link LockedBeanPostProcessor#skips()}. With
+ * The {@link Locked} calls of one context that were skipped because the lock was not granted within
+ * the budget ({@link Locked.WhenBusy#SKIP}): another holder had it, or, rarely, the server did not
+ * answer the first try in time. Counted per method: {@link LockedBeanPostProcessor#skips()}. With
  * Spring Boot and Micrometer, the counts are also the meter {@code lockstep.locked.skips}, tagged
  * with the method.
  *

@@ -4,7 +4,6 @@ import io.lockstep.recipes.internal.owner.OwnershipAccess;
 import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockView;
-import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
@@ -15,9 +14,11 @@ import org.springframework.integration.support.locks.DistributedLock;
 
 /**
  * The lock of one key of a {@link LockstepLockRegistry}: Spring Integration's {@link
- * DistributedLock} over a {@link ReentrantMutex}, with the methods of its {@link LockView}, so the
- * fencing token of the caller's hold is within reach. A hold is owned by the thread that locked,
- * which may lock again and must unlock as often.
+ * DistributedLock} over a {@link io.lockstep.recipes.locks.ReentrantMutex} (or, for several keys at
+ * once, a {@link io.lockstep.recipes.locks.MultiMutex}: {@link
+ * LockstepLockRegistry#obtainAll(java.util.Collection)}), with the methods of its {@link LockView},
+ * so the fencing token of the caller's hold is within reach. A hold is owned by the thread that
+ * locked, which may lock again and must unlock as often.
  *
  * <pre>{@code
  * import io.lockstep.recipes.spring.LockstepLock;
@@ -52,11 +53,13 @@ import org.springframework.integration.support.locks.DistributedLock;
  * the failures).
  */
 public final class LockstepLock implements DistributedLock {
+  private final FencedLock lock;
   private final LockView view;
   private final HoldDeadlines deadlines;
   private final Supplier<Duration> defaultTtl;
 
-  LockstepLock(ReentrantMutex mutex, Supplier<Duration> defaultTtl) {
+  LockstepLock(FencedLock mutex, Supplier<Duration> defaultTtl) {
+    this.lock = mutex;
     this.view = mutex.asLock();
     this.deadlines = new HoldDeadlines(OwnershipAccess.of(mutex));
     this.defaultTtl = defaultTtl;
@@ -72,12 +75,14 @@ public final class LockstepLock implements DistributedLock {
   }
 
   /**
-   * The lock this is a view of: the key's {@link ReentrantMutex}.
+   * The lock this is a view of: the key's {@link io.lockstep.recipes.locks.ReentrantMutex}, or the
+   * {@link io.lockstep.recipes.locks.MultiMutex} of the keys of {@link
+   * LockstepLockRegistry#obtainAll(java.util.Collection)}.
    *
    * @return the fenced lock
    */
   public FencedLock fencedLock() {
-    return view.fencedLock();
+    return lock;
   }
 
   /**

@@ -3,13 +3,15 @@ package io.lockstep.recipes.spring;
 import io.lockstep.recipes.locks.KeyLayout;
 import io.lockstep.recipes.locks.KeyedLocks;
 import io.lockstep.recipes.locks.LockObservers;
+import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.utils.PathUtils;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 
@@ -105,9 +107,14 @@ public final class LockstepLockRegistry
   /** The number of locks a registry keeps when {@link #setCacheCapacity(int)} was not called. */
   public static final int DEFAULT_CACHE_CAPACITY = 30_000;
 
+  /**
+   * Starts and separates the keys in the cache key of several keys' lock: ZooKeeper refuses the
+   * character in paths, so no single key contains it.
+   */
+  private static final String MULTI = "\u0000";
+
   private final CuratorFramework client;
-  private final String prefix; // the root, ending with '/'
-  private volatile KeyLayout layout; // null: Spring's mapping, prefix + key
+  private final RegistryPaths paths;
   private final LockCache cache = new LockCache(this::defaultTtl);
   private volatile Duration defaultTtl; // null: holds without a time to live last until unlocked
 
@@ -134,14 +141,7 @@ public final class LockstepLockRegistry
    */
   public LockstepLockRegistry(CuratorFramework client, String root) {
     this.client = Objects.requireNonNull(client, "client");
-    Objects.requireNonNull(root, "root");
-    this.prefix = root.endsWith("/") ? root : root + "/";
-    try {
-      PathUtils.validatePath(prefix + "key");
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "root is not the start of a valid ZooKeeper path: '" + root + "': " + e.getMessage(), e);
-    }
+    this.paths = new RegistryPaths(root);
   }
 
   /**
@@ -158,10 +158,76 @@ public final class LockstepLockRegistry
    */
   @Override
   public LockstepLock obtain(Object key) {
-    String name = keyOf(key);
-    String path = pathOf(name);
+    String name = RegistryPaths.keyOf(key);
+    String path = paths.pathOf(name);
     LockstepLock cached = cache.cached(name, null);
     return cached != null ? cached : cache.cached(name, new ReentrantMutex(client, path));
+  }
+
+  /**
+   * The lock of several keys at once: held when all of them are, taken and given back atomically,
+   * as one {@link io.lockstep.recipes.locks.MultiMutex} on the keys' paths (one ZooKeeper
+   * transaction enqueues on every path, so it cannot deadlock with another lock of the registry,
+   * whatever order callers name the keys in). Each key's queue is the one {@link #obtain(Object)}
+   * locks: it excludes, and is excluded by, the single-key lock of each of its keys, in this and in
+   * every other process. The fencing token is the multi-lock's, greater than every token handed out
+   * on any of its paths before. The same lock object comes back for the same set of keys (in any
+   * order) while it is in use or cached, as for one key, and it counts against the same capacity.
+   * One key gives {@link #obtain(Object) that key's lock}. Nothing is sent to ZooKeeper.
+   *
+   * <pre>{@code
+   * import io.lockstep.recipes.spring.LockstepLock;
+   * import io.lockstep.recipes.spring.LockstepLockRegistry;
+   * import java.util.List;
+   *
+   * LockstepLockRegistry registry = ...; // the service's registry
+   * LockstepLock both = registry.obtainAll(List.of("accounts/17", "accounts/4"));
+   * both.lock();
+   * try {
+   *   // both accounts are ours
+   * } finally {
+   *   both.unlock();
+   * }
+   * }</pre>
+   *
+   * <p>A thread that holds one lock and then locks another steps outside the guarantee (see {@link
+   * io.lockstep.recipes.locks.MultiMutex}): ask for every key it needs in one call instead.
+   *
+   * @param keys the lock keys, {@code String}s, in any order
+   * @return the lock of all of them
+   * @throws NullPointerException if {@code keys} or one of them is null
+   * @throws IllegalArgumentException if {@code keys} is empty, names a key twice, holds a key that
+   *     is not a {@code String} or makes no valid path, or two keys whose paths lie one inside the
+   *     other ({@code "a"} and {@code "a/b"}), or too many for one ZooKeeper transaction
+   */
+  public LockstepLock obtainAll(Collection<?> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("keys is empty: name at least one key");
+    }
+    TreeMap<String, String> pathsByKey = new TreeMap<>();
+    for (Object key : keys) {
+      String name = RegistryPaths.keyOf(key);
+      if (pathsByKey.put(name, paths.pathOf(name)) != null) {
+        throw new IllegalArgumentException("keys names '" + name + "' twice: " + keys);
+      }
+    }
+    if (pathsByKey.size() == 1) {
+      return obtain(pathsByKey.firstKey());
+    }
+    List<String> paths = List.copyOf(pathsByKey.values());
+    String cacheKey = MULTI + String.join(MULTI, pathsByKey.keySet());
+    LockstepLock cached = cache.cached(cacheKey, null);
+    if (cached != null) {
+      return cached;
+    }
+    MultiMutex made;
+    try {
+      made = new MultiMutex(client, paths);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("keys " + keys + ": " + e.getMessage(), e);
+    }
+    return cache.cached(cacheKey, made);
   }
 
   /**
@@ -201,7 +267,7 @@ public final class LockstepLockRegistry
       throw new IllegalStateException(
           "set the key layout before the first lock is obtained: " + cache.keys().size() + " kept");
     }
-    this.layout = layout;
+    paths.setLayout(layout);
   }
 
   /**
@@ -215,7 +281,7 @@ public final class LockstepLockRegistry
    *     valid ZooKeeper path
    */
   public String pathOf(Object key) {
-    return pathOf(keyOf(key));
+    return paths.pathOf(RegistryPaths.keyOf(key));
   }
 
   /**
@@ -317,41 +383,8 @@ public final class LockstepLockRegistry
     obtain(lockKey).renew(checked, lockKey);
   }
 
-  private static String keyOf(Object key) {
-    Objects.requireNonNull(key, "key");
-    if (!(key instanceof String)) {
-      throw new IllegalArgumentException(
-          "key must be a String, as for Spring's ZookeeperLockRegistry, not a "
-              + key.getClass().getName()
-              + ": "
-              + key);
-    }
-    return (String) key;
-  }
-
-  private String pathOf(String key) {
-    KeyLayout hashed = layout;
-    String path = hashed == null ? prefix + key : hashed.pathOf(root(), key);
-    try {
-      return PathUtils.validatePath(path);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "key '"
-              + key
-              + "' does not make a valid ZooKeeper path: '"
-              + path
-              + "': "
-              + e.getMessage(),
-          e);
-    }
-  }
-
-  private String root() {
-    return prefix.length() == 1 ? prefix : prefix.substring(0, prefix.length() - 1);
-  }
-
   @Override
   public String toString() {
-    return "LockstepLockRegistry[" + prefix + "]";
+    return "LockstepLockRegistry[" + paths.prefix() + "]";
   }
 }

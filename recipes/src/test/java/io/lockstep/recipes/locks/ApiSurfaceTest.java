@@ -109,6 +109,8 @@ class ApiSurfaceTest {
           "LockstepMetrics",
           "LockstepMetrics$Builder",
           "LockstepMetricsAutoConfiguration",
+          "LockstepObservationAutoConfiguration",
+          "LockstepObservations",
           "LockstepRegistryAutoConfiguration",
           "LockstepRegistryExpiry",
           "LockstepRegistryProperties",

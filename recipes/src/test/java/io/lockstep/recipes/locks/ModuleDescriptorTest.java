@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The module descriptor ({@code src/main/module-info/module-info.java}, put into the jar at {@code
  * package} as {@code META-INF/versions/9/module-info.class}) compiles against the library's classes
  * and the modules it names, exports exactly the API packages, and needs Spring Integration,
- * Micrometer and Spring Boot only statically, so the core works without them on a module path as on
- * the class path.
+ * Micrometer (its meters, observations and commons) and Spring Boot only statically, so the core
+ * works without them on a module path as on the class path.
  */
 @Timeout(60)
 class ModuleDescriptorTest {
@@ -38,6 +38,8 @@ class ModuleDescriptorTest {
           "slf4j-api-",
           "spring-integration-core-",
           "micrometer-core-",
+          "micrometer-observation-1",
+          "micrometer-commons-",
           "reactor-core-",
           "reactive-streams-",
           "spring-boot-4",
@@ -82,6 +84,8 @@ class ModuleDescriptorTest {
         List.of(
             "spring.integration.core",
             "micrometer.core",
+            "micrometer.observation",
+            "micrometer.commons",
             "reactor.core",
             "org.reactivestreams",
             "jdk.jfr",

@@ -13,9 +13,9 @@ import java.util.function.LongSupplier;
 /**
  * The transitions of one process's place: place x event -&gt; steps, the table of {@link
  * PlaceState} (which owns this and calls it only under its lock). It delegates the fencing
- * bookkeeping to its {@link Fence}, the fairness bound to its {@link Bound} and the deadline of a
- * place kept for later (lock caching) to its {@link Linger}. No I/O, no threads, no locks: not
- * thread-safe.
+ * bookkeeping to its {@link Fence}, the fairness bound to its {@link Bound} and the deadline and
+ * pause of a place kept for later (lock caching) to its {@link Linger}. No I/O, no threads, no
+ * locks: not thread-safe.
  */
 final class PlaceMachine {
   int place; // names the place's latest attempt; news of older ones is stale
@@ -29,13 +29,12 @@ final class PlaceMachine {
   final Fence fence = new Fence();
   final PlaceFencing fencing = new PlaceFencing(this);
   private final Bound bound = new Bound();
-  private final Linger linger = new Linger();
-  private final LongSupplier clock; // nanoseconds, for the linger's deadline
+  private final Linger linger;
   private boolean unused; // every lock object on the place closed: keep it no longer than needed
   private boolean retireAsked; // unused and idle: a Retire step went out since it last was used
 
   PlaceMachine(LongSupplier clock) {
-    this.clock = clock;
+    this.linger = new Linger(clock);
   }
 
   /** The id of the place's latest attempt (for events that report its phase). */
@@ -52,6 +51,7 @@ final class PlaceMachine {
 
   void join(Contender member, List<PlaceStep> steps) {
     waiting.add(member);
+    linger.joined(member.lingerNanos);
     if (phase == PlaceState.Phase.LINGERING) {
       unlinger(steps);
     } else if (phase == PlaceState.Phase.NONE) {
@@ -101,7 +101,8 @@ final class PlaceMachine {
     boolean placeLost = release.placeLost() && release.place() == place;
     CompletableFuture<Void> done = release.done();
     if (!placeLost && waiting.isEmpty() && mayLinger(member)) {
-      linger(member.lingerNanos, steps);
+      phase = PlaceState.Phase.LINGERING;
+      timer(linger.start(member.lingerNanos), steps);
       steps.add(new PlaceStep.Released(member, member.token, lost, done));
       return;
     }
@@ -136,6 +137,7 @@ final class PlaceMachine {
       return;
     }
     placeDecided = true;
+    linger.sawOthers(); // our attempt waits behind someone
     for (Contender member : waiting) {
       decide(member, steps);
     }
@@ -158,7 +160,7 @@ final class PlaceMachine {
     atRisk = granted.atRisk();
     fence.granted(granted.token());
     if (!granted.alone()) {
-      bound.sawOthers();
+      sawOthers();
     }
     if (granted.lost() || waiting.isEmpty()) {
       giveBackAndRetake(null, steps); // lost on its way to us, or everyone gave up meanwhile
@@ -274,6 +276,9 @@ final class PlaceMachine {
       return; // given back or lost meanwhile
     }
     bound.checked(checked.alone());
+    if (!checked.alone()) {
+      linger.sawOthers();
+    }
     if (phase == PlaceState.Phase.LINGERING) {
       if (checked.placeLost() || bound.othersSeen) {
         giveBack(null, steps); // the read went out before the last release: someone is there
@@ -291,19 +296,24 @@ final class PlaceMachine {
   }
 
   /**
-   * Whether the place may be kept when {@code member} lets go and nobody local waits: it asked to,
-   * and we hear the next enqueue. That is while the granting read's child watch is armed: the place
-   * was granted alone with one, and no change of the queue (which fires it) was heard since. Not at
-   * risk (we may not hear who queues), and not with a write of the node out (its answer must find
-   * the place as it left it).
+   * Whether the place may be kept when {@code member} lets go and nobody local waits: it asked to;
+   * we hear the next enqueue (the granting read found it alone and armed a child watch that has not
+   * fired); not at risk (we may not hear who queues); no write of the node out (its answer must
+   * find the place as it left it); no pause after a sighting of another participant under way.
    */
   private boolean mayLinger(Contender member) {
-    return member.lingerNanos > 0 && !unused && !bound.othersSeen && !atRisk && fence.write == 0;
+    return member.lingerNanos > 0
+        && !unused
+        && !bound.othersSeen
+        && !atRisk
+        && fence.write == 0
+        && linger.mayKeep();
   }
 
-  private void linger(long lingerNanos, List<PlaceStep> steps) {
-    phase = PlaceState.Phase.LINGERING;
-    timer(linger.start(clock.getAsLong(), lingerNanos), steps);
+  /** A sign of another participant: the bound and the linger's pause hear of it. */
+  private void sawOthers() {
+    bound.sawOthers();
+    linger.sawOthers();
   }
 
   private void timer(long delayNanos, List<PlaceStep> steps) {
@@ -332,7 +342,7 @@ final class PlaceMachine {
     if (changed != place || phase == PlaceState.Phase.NONE) {
       return;
     }
-    bound.sawOthers(); // a change heard before the grant counts as much as one after
+    sawOthers(); // a change heard before the grant counts as much as one after
     if (phase == PlaceState.Phase.LINGERING) {
       giveBack(null, steps); // the place is not ours to keep any more
     }
@@ -344,11 +354,10 @@ final class PlaceMachine {
     }
     linger.fired(due.due());
     if (phase == PlaceState.Phase.LINGERING) { // else held again: its next linger arms a timer
-      long now = clock.getAsLong();
-      if (linger.over(now)) {
+      if (linger.over()) {
         giveBack(null, steps);
       } else {
-        timer(linger.rearm(now), steps); // held and kept again since this timer was armed
+        timer(linger.rearm(), steps); // held and kept again since this timer was armed
       }
     }
   }

@@ -151,6 +151,24 @@ class PlaceLingerTest {
     List<PlaceStep> release(Contender member) {
       return state.on(new PlaceEvent.Release(member, state.currentPlace(), false, null));
     }
+
+    /**
+     * From a place given back (or none): a member joins, a new place is granted alone, and the
+     * member lets go; the steps of the release.
+     */
+    List<PlaceStep> nextPlaceAlone() {
+      Contender member = join(8);
+      assertThat(state.placePhase()).isEqualTo(PlaceState.Phase.TAKING);
+      state.on(granted(state.currentPlace(), true));
+      return release(member);
+    }
+
+    /** A turn of strict alternation: our place, granted behind the other process, goes back. */
+    void seeOthersAlternating() {
+      Contender member = join(8);
+      state.on(granted(state.currentPlace(), false));
+      assertThat(names(release(member))).containsExactly("Released", "GiveBack");
+    }
   }
 
   private static PlaceEvent.PlaceGranted granted(int place, boolean alone) {
@@ -261,6 +279,77 @@ class PlaceLingerTest {
 
     assertThat(place.state.on(new PlaceEvent.QueueChecked(1, true, false))).isEmpty();
     assertThat(place.state.heldBy(place.join(1))).isNotNull();
+  }
+
+  // ---- the pause after another participant was seen (adaptive linger) ----
+
+  @Test
+  void afterAnotherParticipantQueued_thePlaceIsNotKept_forTheLinger_thenItIsAgain() {
+    Place place = new Place();
+    place.release(place.firstHold(8));
+    assertThat(names(place.state.on(new PlaceEvent.QueueChanged(1)))).containsExactly("GiveBack");
+
+    assertThat(names(place.nextPlaceAlone()))
+        .as("within the pause: given back, as without linger")
+        .containsExactly("Released", "GiveBack");
+    place.now += LINGER - 1;
+    assertThat(names(place.nextPlaceAlone())).containsExactly("Released", "GiveBack");
+    place.now += 1;
+    assertThat(names(place.nextPlaceAlone()))
+        .as("the pause ran out")
+        .containsExactly("LingerTimer", "Released");
+  }
+
+  @Test
+  void whileOthersKeepAsking_thePauseDoubles_upToItsCap_andASightingAfterItStartsAgain() {
+    Place place = new Place();
+    place.seeOthersAlternating(); // a pause of 1 linger begins
+    for (int doublings = 1; doublings <= Linger.MAX_DOUBLINGS + 2; doublings++) {
+      place.now += LINGER / 2; // within the pause under way
+      place.seeOthersAlternating();
+    }
+    long cap = LINGER << Linger.MAX_DOUBLINGS;
+
+    place.now += cap - 1;
+    assertThat(names(place.nextPlaceAlone())).containsExactly("Released", "GiveBack");
+    place.now += 1;
+    assertThat(names(place.nextPlaceAlone()))
+        .as("the pause is capped at the linger times 2^" + Linger.MAX_DOUBLINGS)
+        .containsExactly("LingerTimer", "Released");
+
+    place.state.on(new PlaceEvent.QueueChanged(place.state.currentPlace()));
+    place.now += LINGER;
+    assertThat(names(place.nextPlaceAlone()))
+        .as("a sighting after the pause ran out: one linger again")
+        .containsExactly("LingerTimer", "Released");
+  }
+
+  @Test
+  void anAttemptQueuedBehindAnother_isASighting_too() {
+    Place place = new Place();
+    Contender a = place.join(8);
+    place.state.on(new PlaceEvent.PlaceDecided(1)); // waits behind someone
+    place.state.on(granted(1, true)); // alone by the time it was granted
+
+    assertThat(names(place.release(a)))
+        .as("the one ahead may come back: the pause began when we queued behind it")
+        .containsExactly("Released", "GiveBack");
+  }
+
+  @Test
+  void aProcessAlone_neverPauses_overAnyLengthOfTime() {
+    Place place = new Place();
+    for (int i = 0; i < 100; i++) {
+      place.now += LINGER * 3; // each linger ran out, the place went back
+      List<PlaceStep> steps = place.nextPlaceAlone();
+      assertThat(names(steps)).containsExactly("LingerTimer", "Released");
+      place.state.on(
+          new PlaceEvent.LingerDue(
+              place.state.currentPlace(), ((PlaceStep.LingerTimer) steps.get(0)).due()));
+      place.now += LINGER;
+      place.state.on(new PlaceEvent.LingerDue(place.state.currentPlace(), place.now));
+      assertThat(place.state.placePhase()).isEqualTo(PlaceState.Phase.NONE);
+    }
   }
 
   // ---- the timer ----
