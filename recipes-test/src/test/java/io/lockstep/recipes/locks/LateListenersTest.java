@@ -31,47 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
 class LateListenersTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  /** What an observer heard, and where. */
-  private static final class Journal implements LockObserver {
-    final List<String> entries = new CopyOnWriteArrayList<>();
-    final List<Long> ids = new CopyOnWriteArrayList<>();
-    final List<String> threads = new CopyOnWriteArrayList<>();
-
-    @Override
-    public void attemptStarted(LockAttempt attempt) {
-      add(attempt, "started");
-    }
-
-    @Override
-    public void attemptEnded(
-        LockAttempt attempt, AcquireOutcome outcome, Duration waited, long fencingToken) {
-      add(attempt, outcome + (fencingToken > 0 ? " with token" : ""));
-    }
-
-    @Override
-    public void stateChanged(LockAttempt attempt, LockState state, long fencingToken) {
-      add(attempt, "state " + state);
-    }
-
-    @Override
-    public void released(LockAttempt attempt, Duration held, long fencingToken) {
-      assertThat(held.isNegative()).isFalse();
-      add(attempt, "released");
-    }
-
-    private void add(LockAttempt attempt, String what) {
-      entries.add(what);
-      ids.add(attempt.id());
-      threads.add(Thread.currentThread().getName());
-    }
-  }
-
   @Test
   void anObserverAddedWhileAnAttemptWaits_hearsHowItEnds_andItsRelease() throws Exception {
     CuratorFramework client = zk.newClient();
     ReentrantMutex holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
     ReentrantMutex waiter = new ReentrantMutex(client, zk.path("lock"));
-    Journal journal = new Journal();
+    LockObserverTest.Journal journal = new LockObserverTest.Journal();
     holder.acquire();
 
     try (LockThread thread = new LockThread("waiter")) {
@@ -83,8 +48,8 @@ class LateListenersTest {
       thread.run(waiter::release).get(10, TimeUnit.SECONDS);
     }
 
-    assertThat(journal.entries).as("heard before release returned").endsWith("released");
-    assertThat(journal.entries).containsExactly("GRANTED with token", "released");
+    assertThat(journal.entries).as("heard before release returned").endsWith("lock released");
+    assertThat(journal.entries).containsExactly("lock GRANTED with token", "lock released");
     assertThat(journal.ids).as("one acquisition").containsOnly(journal.ids.get(0));
     assertThat(journal.threads).noneMatch(name -> name.contains("EventThread"));
   }
@@ -100,10 +65,10 @@ class LateListenersTest {
     lock.getStateListenable()
         .addListener(
             change -> {
-              listened.add("state " + change.state());
+              listened.add("lock state " + change.state());
               threads.add(Thread.currentThread().getName());
             });
-    Journal journal = new Journal();
+    LockObserverTest.Journal journal = new LockObserverTest.Journal();
     LockObservers.of(lock).addListener(journal);
     CompletableFuture<String> lossHeardOn =
         hold.whenLost().toCompletableFuture().thenApply(loss -> Thread.currentThread().getName());
@@ -111,12 +76,12 @@ class LateListenersTest {
     Sessions.expire(client, zk.server().getConnectString());
 
     assertThat(lossHeardOn.get(30, TimeUnit.SECONDS)).doesNotContain("EventThread");
-    await().until(() -> listened.contains("state LOST"));
+    await().until(() -> listened.contains("lock state LOST"));
     List<String> beforeRelease = List.copyOf(listened);
-    assertThat(beforeRelease).last().isEqualTo("state LOST");
+    assertThat(beforeRelease).last().isEqualTo("lock state LOST");
     assertThat(journal.entries).as("the same notices, in order").isEqualTo(beforeRelease);
     hold.close();
-    assertThat(journal.entries).endsWith("state LOST", "released");
+    assertThat(journal.entries).endsWith("lock state LOST", "lock released");
     assertThat(threads).isNotEmpty().noneMatch(name -> name.contains("EventThread"));
     assertThat(journal.threads).noneMatch(name -> name.contains("EventThread"));
     zk.skipLeakCheck();
