@@ -1,5 +1,6 @@
 package io.lockstep.bench;
 
+import io.lockstep.testing.Recipe;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,7 +65,10 @@ import org.apache.curator.test.TestingServer;
  * --curator-waiters N} runs Curator's thread-per-waiter scenario up to N waiters (default: 1,000
  * quick, 10,000 full); {@code --keyed-keys N} and {@code --keyed-contended M} set the keys of the
  * keyed section's one-client and four-client runs (default: 10,000 and 2,000 quick, 1,000,000 and
- * 100,000 full).
+ * 100,000 full); {@code --recipes r1,r2} runs only the uncontended rows of those recipes ({@code
+ * mutex}, {@code non-reentrant-mutex}, {@code read}, {@code write}, {@code multi}), printed, never
+ * written: {@code --only uncontended --recipes mutex} is the cheapest way to the mutex row's bytes
+ * allocated per cycle, Curator's and ours (about a minute quick, three full).
  *
  * <p><b>The page.</b> {@code docs/benchmarks.md} is written by hand except for the blocks between
  * {@code <!-- BEGIN GENERATED name ... -->} and {@code <!-- END GENERATED name -->} markers: the
@@ -130,6 +134,7 @@ public final class BenchmarkSuite {
    * @param out where the page and charts go
    * @param outGiven whether {@code --out} named it
    * @param update whether the run replaces only its sections' own blocks ({@code --update})
+   * @param recipes the recipes whose uncontended rows run ({@code --recipes}); all by default
    * @param command the command line to print on the page
    */
   record Arguments(
@@ -138,11 +143,13 @@ public final class BenchmarkSuite {
       Path out,
       boolean outGiven,
       boolean update,
+      Set<Recipe> recipes,
       int keyedKeys,
       int keyedContended,
       String command) {
     boolean writesPage() {
-      return update || outGiven || sections.equals(EnumSet.allOf(Section.class));
+      return recipes.size() == Recipe.values().length
+          && (update || outGiven || sections.equals(EnumSet.allOf(Section.class)));
     }
 
     /** The blocks the run replaces in the page: all of them, or with {@code --update} its own. */
@@ -164,6 +171,7 @@ public final class BenchmarkSuite {
       int curatorWaiters = -1;
       int keyedKeys = -1;
       int keyedContended = -1;
+      Set<Recipe> recipes = EnumSet.allOf(Recipe.class);
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--quick" -> settings = SuiteSettings.quick();
@@ -182,13 +190,23 @@ public final class BenchmarkSuite {
           case "--keyed-keys" -> keyedKeys = Integer.parseInt(value(args, ++i));
           case "--keyed-contended" -> keyedContended = Integer.parseInt(value(args, ++i));
           case "--update" -> update = true;
+          case "--recipes" -> {
+            recipes = EnumSet.noneOf(Recipe.class);
+            for (String name : COMMA.split(value(args, ++i), -1)) {
+              recipes.add(Recipe.valueOf(name.trim().replace('-', '_').toUpperCase(Locale.ROOT)));
+            }
+          }
           default ->
               throw new IllegalArgumentException(
                   "unknown option "
                       + args[i]
                       + "; use --quick | --full [--only s1,s2 [--update]] [--out DIR]"
-                      + " [--curator-waiters N] [--keyed-keys N] [--keyed-contended M]");
+                      + " [--curator-waiters N] [--keyed-keys N] [--keyed-contended M]"
+                      + " [--recipes r1,r2]");
         }
+      }
+      if (update && recipes.size() != Recipe.values().length) {
+        throw new IllegalArgumentException("--recipes prints some rows: it updates no block");
       }
       if (update) {
         List<String> notAlone =
@@ -213,7 +231,7 @@ public final class BenchmarkSuite {
       String command =
           "mvn -B -Pbench verify" + (given.isEmpty() ? "" : " -Dbench.args=\"" + given + "\"");
       return new Arguments(
-          settings, sections, out, outGiven, update, keyedKeys, keyedContended, command);
+          settings, sections, out, outGiven, update, recipes, keyedKeys, keyedContended, command);
     }
 
     private static String value(String[] args, int i) {
@@ -272,6 +290,7 @@ public final class BenchmarkSuite {
       if (sections.contains(Section.MULTI)) {
         uncontended.addAll(SectionRuns.rows(true));
       }
+      uncontended.removeIf(row -> !arguments.recipes().contains(row.recipe()));
       if (!uncontended.isEmpty()) {
         runs.uncontended(uncontended);
       }

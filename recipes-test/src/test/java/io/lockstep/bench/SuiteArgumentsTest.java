@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lockstep.bench.BenchmarkPage.Block;
 import io.lockstep.bench.BenchmarkSuite.Arguments;
 import io.lockstep.bench.BenchmarkSuite.Section;
+import io.lockstep.testing.Recipe;
 import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -89,6 +90,26 @@ class SuiteArgumentsTest {
     assertThatThrownBy(() -> Arguments.parse(new String[] {"--only", "readshare,rw", "--update"}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not rw");
+  }
+
+  @Test
+  void recipes_narrowTheUncontendedRows_andUpdateNoBlock() {
+    Arguments arguments =
+        Arguments.parse(
+            new String[] {"--only", "uncontended", "--recipes", "mutex,Non-Reentrant-Mutex"});
+
+    assertThat(arguments.recipes()).containsExactly(Recipe.MUTEX, Recipe.NON_REENTRANT_MUTEX);
+    assertThat(arguments.writesPage()).isFalse();
+    assertThat(Arguments.parse(new String[] {"--only", "uncontended"}).recipes())
+        .isEqualTo(EnumSet.allOf(Recipe.class));
+    assertThatThrownBy(
+            () ->
+                Arguments.parse(
+                    new String[] {"--only", "uncontended", "--recipes", "mutex", "--update"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("updates no block");
+    assertThatThrownBy(() -> Arguments.parse(new String[] {"--recipes", "lock"}))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
 class LockObserverTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  /** Records every callback as "path callback detail". */
-  private static final class Journal implements LockObserver {
+  /** Records every callback as "path callback detail", with its attempt's id and thread. */
+  static final class Journal implements LockObserver {
     final List<String> entries = new CopyOnWriteArrayList<>();
+    final List<Long> ids = new CopyOnWriteArrayList<>();
     final List<String> threads = new CopyOnWriteArrayList<>();
 
     @Override
@@ -58,6 +59,7 @@ class LockObserverTest {
 
     private void add(LockAttempt attempt, String what) {
       entries.add(attempt.path().substring(attempt.path().lastIndexOf('/') + 1) + " " + what);
+      ids.add(attempt.id());
       threads.add(Thread.currentThread().getName());
     }
   }

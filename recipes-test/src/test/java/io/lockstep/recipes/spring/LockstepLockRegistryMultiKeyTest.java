@@ -50,8 +50,8 @@ class LockstepLockRegistryMultiKeyTest {
     } finally {
       both.unlock();
     }
-    assertThat(client.getChildren().forPath(root + "/accounts/17")).isEmpty();
-    assertThat(client.getChildren().forPath(root + "/accounts/4")).isEmpty();
+    assertThat(ZooKeeperExtension.childrenOrNone(client, root + "/accounts/17")).isEmpty();
+    assertThat(ZooKeeperExtension.childrenOrNone(client, root + "/accounts/4")).isEmpty();
   }
 
   @Test
@@ -147,8 +147,8 @@ class LockstepLockRegistryMultiKeyTest {
     CompletableFuture<LockOwnershipLostException> lost = both.whenLost().toCompletableFuture();
 
     assertThat(lost.get(30, TimeUnit.SECONDS)).isNotNull();
-    await().until(() -> client.getChildren().forPath(root + "/a").isEmpty());
-    await().until(() -> client.getChildren().forPath(root + "/b").isEmpty());
+    await().until(() -> ZooKeeperExtension.childrenOrNone(client, root + "/a").isEmpty());
+    await().until(() -> ZooKeeperExtension.childrenOrNone(client, root + "/b").isEmpty());
     assertThatThrownBy(both::fencingToken).isInstanceOf(LockOwnershipLostException.class);
     assertThatThrownBy(both::unlock).isInstanceOf(ConcurrentModificationException.class);
     assertThat(both.fencedLock().isAcquiredInThisProcess()).isFalse();

@@ -9,6 +9,7 @@ import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.Revocable;
 import org.apache.curator.framework.recipes.locks.RevocationListener;
@@ -134,11 +135,14 @@ public final class ReentrantMutex extends ThreadOwnedLock
 
   /** Each thread's holds, and the handles', in {@code slot}'s queue, revocable once asked to be. */
   private static Ownership holds(AttemptFactory attempts, Slot slot, Revocation revocation) {
+    List<Slot> plain = List.of(slot); // the queue of every acquire that is not revocable
+    Supplier<List<Slot>> queues =
+        () -> {
+          Slot queue = revocation.slotFor(slot);
+          return queue == slot ? plain : List.of(queue);
+        };
     return new ThreadOwnership(
-        attempts,
-        thread -> List.of(revocation.slotFor(slot)),
-        revocation,
-        new Handles(attempts, () -> List.of(revocation.slotFor(slot)), revocation));
+        attempts, thread -> queues.get(), revocation, new Handles(attempts, queues, revocation));
   }
 
   /**

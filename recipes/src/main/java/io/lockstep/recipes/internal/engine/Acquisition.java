@@ -4,10 +4,11 @@ import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.ZkRequests;
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Consumer;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.Watcher;
 import org.slf4j.Logger;
@@ -52,28 +53,40 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
 
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
-  /** What the place shared by local holds hears of its own acquisition. */
-  public interface PlaceHooks {
-    /** The child watch of the granting read fired: someone changed the queue. No user code. */
-    void queueChanged();
+  private static final AtomicReferenceFieldUpdater<Acquisition, Janitor> JANITOR =
+      AtomicReferenceFieldUpdater.newUpdater(Acquisition.class, Janitor.class, "janitor");
+  private static final AtomicReferenceFieldUpdater<Acquisition, OwnNodeReads> HOLD_CHECKS =
+      AtomicReferenceFieldUpdater.newUpdater(Acquisition.class, OwnNodeReads.class, "holdChecks");
 
-    /** The hold entered {@code state} after its grant, in order with the grant's announcement. */
-    void stateChanged(LockState state);
-  }
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<Acquisition, CompletableFuture> RELEASE_HEARD =
+      AtomicReferenceFieldUpdater.newUpdater(
+          Acquisition.class, CompletableFuture.class, "releaseHeard");
 
   private final LockSettings settings;
   private final AcquisitionState state;
   private final Runnable revocationHandler;
   private final PlaceHooks hooks;
   private final Enqueuer enqueuer;
-  private final OwnNodeReads holdChecks;
-  private final Janitor janitor;
+  private final Watcher queueWatcher; // the child watch of a single queue's reads: one object
+
+  @SuppressWarnings("unused") // through HOLD_CHECKS
+  private volatile OwnNodeReads holdChecks; // made at the first read of our own node
+
   private final Lifecycle lifecycle;
-  private final QueuePlace place;
+  private final String queue; // its place among this process's nodes: see QueuePlace
   private final List<String> lockPaths;
   private final Outbox<Step> outbox = new Outbox<>(this::run);
-  private final CompletableFuture<Void> deleted = new CompletableFuture<>(); // at release
-  private final CompletableFuture<Void> releaseHeard = new CompletableFuture<>(); // at release
+  private final Consumer<StateEvent> events = this::on; // what answers and watch events go to
+
+  @SuppressWarnings("unused") // through JANITOR
+  private volatile Janitor janitor; // made at the first cleanup (a granted attempt needs none)
+
+  private final CompletableFuture<Void> deleted = new Parking<>(); // at release
+
+  // At release: a Lazy signal, given once listeners and observers heard RELEASED.
+  @SuppressWarnings("unused") // through RELEASE_HEARD
+  private volatile CompletableFuture<Void> releaseHeard;
 
   private Acquisition(
       LockSettings settings,
@@ -85,9 +98,8 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     this.revocationHandler = revocationHandler;
     this.hooks = hooks;
     this.lockPaths = Enqueuer.lockPaths(slots);
-    LockEngine engine = settings.engine();
-    this.place = new QueuePlace(this, settings, lockPaths);
-    boolean watchFirstRead = place.watchFirstRead();
+    this.queue = QueuePlace.of(settings, lockPaths);
+    boolean watchFirstRead = QueuePlace.watchFirstRead(settings, queue);
     this.state =
         new AcquisitionState(
             new AcquisitionMachine(
@@ -98,17 +110,9 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
                 settings.retries(),
                 settings.protectionIds(),
                 settings.ownNodeWatchGraceNanos()));
-    this.holdChecks = new OwnNodeReads(settings.zk(), lockPaths, this::on, settings.description());
-    Watcher firstReadWatch = watchFirstRead ? holdChecks.queueWatcher() : null;
-    this.enqueuer =
-        new Enqueuer(
-            settings.zk(),
-            settings.creates(),
-            slots,
-            firstReadWatch,
-            engine.localQueues(),
-            this::on);
-    this.janitor = new Janitor(settings.deletes(), lockPaths);
+    this.queueWatcher = OwnNodeReads.queueWatcher(events);
+    Watcher firstReadWatch = watchFirstRead ? queueWatcher : null;
+    this.enqueuer = new Enqueuer(settings, slots, lockPaths, firstReadWatch, events);
     this.lifecycle = new Lifecycle(settings, carried);
     if (hooks != null) {
       lifecycle.onChange(hooks::stateChanged);
@@ -133,7 +137,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
       throw new IllegalArgumentException("an acquisition needs at least one queue");
     }
     Acquisition acquisition = new Acquisition(settings, slots, revocationHandler, hooks, carried);
-    acquisition.place.active(true);
+    QueuePlace.active(settings, acquisition.queue, true);
     acquisition.lifecycle.started();
     if (settings.engine().events().join(acquisition)) {
       if (acquisition.state.start(acquisition.outbox)) {
@@ -150,7 +154,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     if (hooks != null && event instanceof StateEvent.QueueChanged) {
       hooks.queueChanged();
     }
-    place.heard(event);
+    QueuePlace.heard(settings, queue, this, event);
     if (state.on(event, outbox)) {
       outbox.drain();
     }
@@ -173,11 +177,11 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
       readQueue(read.epoch(), read.watchQueue());
     } else if (step instanceof Step.Watch watch) {
       lifecycle.decided();
-      PredecessorWatch.arm(settings.zk(), settings.engine(), state, this::on, watch);
+      PredecessorWatch.arm(settings.zk(), settings.engine(), state, events, watch);
     } else if (step instanceof Step.ReadOwnNode read) {
-      holdChecks.readOwnNode(read);
+      holdChecks().readOwnNode(read);
     } else if (step instanceof Step.Verify verify) {
-      holdChecks.verify(verify);
+      holdChecks().verify(verify);
     } else if (step instanceof Step.Later later) {
       settings
           .scheduler()
@@ -200,12 +204,12 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
     } else if (step instanceof Step.Requeue requeue) {
       requeue(requeue);
     } else if (step instanceof Step.Tidy tidy) {
-      place.forget(tidy.cleanup().nodes());
-      janitor.tidy(tidy.cleanup(), tidy.answersCreate());
+      QueuePlace.forget(settings, queue, this, tidy.cleanup().nodes());
+      janitor().tidy(tidy.cleanup(), tidy.answersCreate());
     } else if (step instanceof Step.Release release) {
       released(release);
     } else if (step instanceof Step.Discard discard) {
-      place.forget(discard.nodes()); // the hold stays LOST, no longer a node of this process
+      QueuePlace.forget(settings, queue, this, discard.nodes()); // the hold stays LOST
       var unused = settings.deletes().deleteGuaranteed(discard.nodes());
     } else {
       throw new IllegalStateException("unknown step " + step);
@@ -213,7 +217,7 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   }
 
   private void readQueue(int e, boolean watchQueue) {
-    Watcher childWatcher = watchQueue && lockPaths.size() == 1 ? holdChecks.queueWatcher() : null;
+    Watcher childWatcher = watchQueue && lockPaths.size() == 1 ? queueWatcher : null;
     ZkRequests zk = settings.zk();
     Callbacks.when(
         zk.children(lockPaths, childWatcher),
@@ -236,16 +240,16 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
 
   private void end(Step.End end) {
     settings.engine().events().leave(this);
-    place.active(false);
-    place.forget(end.cleanup().nodes());
-    janitor.ended(end.cleanup());
+    QueuePlace.active(settings, queue, false);
+    QueuePlace.forget(settings, queue, this, end.cleanup().nodes());
+    janitor().ended(end.cleanup());
     lifecycle.ended(end.failure());
   }
 
   private void requeue(Step.Requeue requeue) {
-    place.forget(requeue.cleanup().nodes());
+    QueuePlace.forget(settings, queue, this, requeue.cleanup().nodes());
     log.info("Lock {}: {}; enqueuing again", settings.description(), requeue.reason());
-    janitor.requeued(requeue.cleanup());
+    janitor().requeued(requeue.cleanup());
     settings
         .scheduler()
         .schedule(requeue.delayMillis(), () -> on(new StateEvent.RetryDue(requeue.epoch())));
@@ -254,12 +258,15 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   /** The hold was let go: its nodes are deleted in the background, and its end announced. */
   private void released(Step.Release release) {
     settings.engine().events().leave(this);
-    place.active(false);
-    place.forget(release.nodes());
+    QueuePlace.active(settings, queue, false);
+    QueuePlace.forget(settings, queue, this, release.nodes());
     settings.deletes().deleteGuaranteed(release.nodes(), deleted);
-    Callbacks.when(
-        lifecycle.released(release.token(), release.lostReason()),
-        (v, f) -> releaseHeard.complete(null));
+    CompletableFuture<Void> heard = lifecycle.released(release.token(), release.lostReason());
+    if (heard.isDone()) {
+      Lazy.give(this, RELEASE_HEARD); // nobody to tell, or told already
+    } else {
+      Callbacks.when(heard, (v, f) -> Lazy.give(this, RELEASE_HEARD));
+    }
   }
 
   /** Whether this acquisition was granted with {@code path} (a client path) as its node. */
@@ -280,7 +287,20 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
 
   @Override
   public CompletableFuture<Void> cleanedUp() {
-    return janitor.done();
+    return janitor().done();
+  }
+
+  /** The reads of our own node, made when first needed. */
+  private OwnNodeReads holdChecks() {
+    return Lazy.get(
+        this,
+        HOLD_CHECKS,
+        a -> new OwnNodeReads(a.settings.zk(), a.lockPaths, a.events, a.settings.description()));
+  }
+
+  /** The attempt's janitor, made when first needed. */
+  private Janitor janitor() {
+    return Lazy.get(this, JANITOR, a -> new Janitor(a.settings.deletes(), a.lockPaths));
   }
 
   @Override
@@ -318,14 +338,14 @@ public final class Acquisition implements Attempt, ClientEvents.Member {
   public void release() {
     Awaits.deleted(releaseAsync(), settings);
     if (lifecycle.isHeard() && !lifecycle.isDeliveringHere()) {
-      releaseHeard.join();
+      Lazy.awaited(this, RELEASE_HEARD).join();
     }
   }
 
   /** Releases the hold without waiting; the future completes once its nodes are deleted. */
   @Override
   public CompletableFuture<Void> releaseAsync() {
-    on(new StateEvent.Release());
+    on(StateEvent.RELEASE);
     return deleted;
   }
 

@@ -156,7 +156,7 @@ final class AcquisitionMachine {
     if (answersCreate) {
       enqueuing.answered();
       if (phase == Phase.CREATING) {
-        Step read = adopt(created.nodes(), created.czxid(), created.owner());
+        adopt(created.nodes(), created.czxid(), created.owner());
         if (created.localPredecessor() != null && appendOnly) {
           phase = Phase.WAITING; // right behind a node of this process: nothing sorts between
           return waiting.watch(epoch(), created.localPredecessor(), created.predecessorGranted());
@@ -165,7 +165,7 @@ final class AcquisitionMachine {
           waiting.readBehindCreate(watchFirstRead); // the read behind the create is the first
           return Step.IGNORE;
         }
-        return read;
+        return waiting.read(epoch(), watchFirstRead); // only a first read may leave a child watch
       }
     }
     return new Step.Tidy(Cleanup.nodes(created.nodes()), answersCreate); // not wanted any more
@@ -201,7 +201,8 @@ final class AcquisitionMachine {
     long session = searched.session();
     if (searched.complete() && session != 0 && searched.owner() == session) {
       enqueuing.found();
-      return adopt(searched.found(), searched.czxid(), searched.owner());
+      adopt(searched.found(), searched.czxid(), searched.owner());
+      return waiting.read(epoch(), watchFirstRead);
     }
     // A node of an earlier session, which Curator abandoned: not ours to hold.
     phase = Phase.CREATING;
@@ -209,14 +210,13 @@ final class AcquisitionMachine {
         new Step.Tidy(Cleanup.nodes(searched.found()), false), enqueuing.foundForeign());
   }
 
-  /** Our nodes exist: read the queue. */
-  private Step adopt(List<String> created, long czxid, long nodeOwner) {
+  /** Our nodes exist: the queue is to be read (the caller says how). */
+  private void adopt(List<String> created, long czxid, long nodeOwner) {
     nodes = List.copyOf(created);
     token = czxid;
     decidedAt = czxid;
     owner = nodeOwner;
     phase = Phase.READING;
-    return waiting.read(epoch(), watchFirstRead); // only a first read may leave a child watch
   }
 
   /** A retry waiting out its delay goes now, if the attempt still waits. */
@@ -360,7 +360,7 @@ final class AcquisitionMachine {
             connected,
             ownNodeWatched,
             queueWatched,
-            retries::now,
+            retries.clock(),
             watchGraceNanos);
     return hold.grant(revoke);
   }

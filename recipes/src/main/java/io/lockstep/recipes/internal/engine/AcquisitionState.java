@@ -10,7 +10,7 @@ import java.util.List;
  * and returns the {@link Step} to take next. No I/O, no threads, no callbacks: {@link Acquisition}
  * does those around it.
  */
-public final class AcquisitionState {
+public final class AcquisitionState extends Guarded<AcquisitionMachine> {
   /*
    * Algorithm notes.
    *
@@ -35,16 +35,14 @@ public final class AcquisitionState {
   public record View(
       Phase phase, long token, List<String> nodes, long owner, String lostReason, boolean alone) {}
 
-  private final Guarded<AcquisitionMachine> machine; // the state lock and what it guards
-
-  /** Owns {@code machine}, which nothing else may touch from now on. */
+  /** Owns {@code machine}, which nothing else may touch from now on: it is the state's lock. */
   AcquisitionState(AcquisitionMachine machine) {
-    this.machine = new Guarded<>(machine);
+    super(machine);
   }
 
   /** The first step: create our nodes. */
   Step start() {
-    return machine.apply(AcquisitionMachine::start);
+    return apply(AcquisitionMachine::start);
   }
 
   /**
@@ -53,7 +51,7 @@ public final class AcquisitionState {
    * @return whether the caller must drain the outbox
    */
   boolean start(Outbox<Step> outbox) {
-    return machine.apply(m -> outbox.add(m.start()));
+    return apply(outbox, null, (m, o, unused) -> o.add(m.start()));
   }
 
   /**
@@ -63,30 +61,32 @@ public final class AcquisitionState {
    * @return whether the caller must drain the outbox
    */
   boolean on(StateEvent event, Outbox<Step> outbox) {
-    return machine.apply(
-        m -> {
-          Step step = m.on(event);
-          return step != Step.IGNORE && outbox.add(step);
-        });
+    return apply(event, outbox, AcquisitionState::step);
+  }
+
+  /** The step of {@code event}, handed to {@code outbox}; whether to drain it. Under the lock. */
+  private static boolean step(AcquisitionMachine m, StateEvent event, Outbox<Step> outbox) {
+    Step step = m.on(event);
+    return step != Step.IGNORE && outbox.add(step);
   }
 
   /** One event in, the next step out. */
   Step on(StateEvent event) {
-    return machine.apply(m -> m.on(event));
+    return apply(m -> m.on(event));
   }
 
   /** Records the armed predecessor watch; false if it is no longer wanted. */
   boolean watchArmed(int e, int generation, ArmedWatch armed) {
-    return machine.apply(m -> m.watchArmed(e, generation, armed));
+    return apply(m -> m.watchArmed(e, generation, armed));
   }
 
   /** Where the attempt or hold stands (what {@link #view()} says, without the rest). */
   Phase phase() {
-    return machine.apply(AcquisitionMachine::phase);
+    return apply(AcquisitionMachine::phase);
   }
 
   /** The phase, token, nodes, owner and loss reason, read together. */
   public View view() {
-    return machine.apply(AcquisitionMachine::view);
+    return apply(AcquisitionMachine::view);
   }
 }

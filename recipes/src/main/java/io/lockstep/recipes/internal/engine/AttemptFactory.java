@@ -68,7 +68,9 @@ public interface AttemptFactory {
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
         live.checkOpen();
         Attempt attempt = starter.apply(slots, revocationHandler);
-        return live.track(attempt, attempt.grantedFuture());
+        live.track(attempt);
+        attempt.lifecycle().whenSettled(attempt, live); // leaves the tracker when it settles
+        return attempt;
       }
 
       @Override

@@ -2,7 +2,6 @@ package io.lockstep.recipes.internal.engine;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -37,7 +36,7 @@ public final class Awaits {
   /** Waits for {@code future} for at most {@code nanos}; an interrupt stops the wait, kept. */
   public static void quietly(CompletableFuture<?> future, long nanos) {
     try {
-      future.get(nanos, TimeUnit.NANOSECONDS);
+      Parking.await(future, nanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException | RuntimeException e) {

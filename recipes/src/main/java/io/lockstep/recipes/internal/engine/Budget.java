@@ -35,8 +35,14 @@ public final class Budget {
 
   /** A budget starting now, on the clock of {@code settings}' engine. */
   public static Budget of(long timeoutNanos, LockSettings settings) {
-    return of(timeoutNanos, settings::now);
+    return timeoutNanos < 0 ? NONE : of(timeoutNanos, settings.engine().clock());
   }
+
+  /**
+   * No budget, from {@link #of(long, LockSettings)}: shared, it has no start of its own ({@link
+   * #startNanos()} is 0); it never runs out and sets no timer.
+   */
+  private static final Budget NONE = new Budget(-1, 0, System::nanoTime);
 
   /** Whether the budget can run out: not none, and not as good as forever. */
   public boolean bounded() {

@@ -9,7 +9,8 @@ import io.lockstep.recipes.internal.zk.ZkRequests;
 import io.lockstep.recipes.locks.LockDriver;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Watcher;
@@ -31,28 +32,27 @@ public final class Enqueuer {
   private final Consumer<StateEvent> events;
 
   /**
+   * @param lockPaths the queues' paths, {@link #lockPaths} of {@code slots}
    * @param childWatcher the watch the first read leaves (a single queue's), or null
-   * @param localQueues this client's nodes in each single queue
    */
   Enqueuer(
-      ZkRequests zk,
-      NodeCreates creates,
+      LockSettings settings,
       List<Slot> slots,
+      List<String> lockPaths,
       Watcher childWatcher,
-      LocalQueues localQueues,
       Consumer<StateEvent> events) {
-    this.zk = zk;
-    this.creates = creates;
+    this.zk = settings.zk();
+    this.creates = settings.creates();
     this.slots = List.copyOf(slots);
-    this.lockPaths = lockPaths(slots);
+    this.lockPaths = lockPaths;
     this.childWatcher = childWatcher;
-    this.localQueues = localQueues;
+    this.localQueues = settings.engine().localQueues();
     this.events = events;
   }
 
   public static List<String> lockPaths(List<Slot> slots) {
     if (slots.size() == 1) {
-      return List.of(slots.get(0).path());
+      return slots.get(0).paths();
     }
     List<String> paths = new ArrayList<>(slots.size());
     for (Slot slot : slots) {
@@ -67,7 +67,7 @@ public final class Enqueuer {
    * same single queue: then our node likely follows a local one, which needs no read at all.
    */
   void create(Step.Create step) {
-    send(step.epoch(), creates.create(slots, step.protectionId()), true);
+    send(step.epoch(), step.protectionId(), false);
   }
 
   /**
@@ -75,61 +75,102 @@ public final class Enqueuer {
    * multi: see {@link NodeCreates#createWithDirectories}), with the first read right behind it.
    */
   void createWithDirectories(Step.CreateWithDirectories step) {
-    send(step.epoch(), creates.createWithDirectories(slots, step.protectionId()), false);
+    send(step.epoch(), step.protectionId(), true);
   }
 
   /**
-   * Reports the answer of a create and sends the first read right behind it (see {@link #create});
-   * a read behind a create that had to be sent again saw nothing of ours, so the state reads again.
+   * Sends a create and the first read right behind it (see {@link #create}); a create sent again
+   * with its directories may not follow a local attempt, and a read behind it saw nothing of ours,
+   * so the state reads again itself.
    */
-  private void send(int e, CompletableFuture<NodeCreates.Created> creating, boolean mayFollow) {
-    boolean readBehind = !(mayFollow && followsLocalAttempt());
-    // Whether the read behind the create is the first read of our nodes, once the create's answer
-    // is heard: only then does the state want its answer.
-    CompletableFuture<Boolean> readCounts = new CompletableFuture<>();
-    Callbacks.when(
-        creating,
-        (created, failure) -> {
-          boolean counts = false;
-          try {
-            if (failure == null) {
-              counts = readBehind && created.firstSend();
-              events.accept(created(e, created, counts));
-            } else if (Retries.unwrap(failure) instanceof NodeCreates.TieRefused) {
-              String writeNode = ((NodeCreates.TieRefused) Retries.unwrap(failure)).getPath();
-              events.accept(new StateEvent.TieRefused(e, writeNode));
-            } else {
-              events.accept(new StateEvent.CreateFailed(e, failure));
-            }
-          } finally {
-            readCounts.complete(counts);
-          }
-        });
-    if (!readBehind) {
-      return;
+  private void send(int e, String protectionId, boolean withDirectories) {
+    Send send = new Send(e, withDirectories || !followsLocalAttempt());
+    if (withDirectories) {
+      creates.createWithDirectories(slots, protectionId, send);
+    } else {
+      creates.create(slots, protectionId, send);
     }
-    // Sent once, not retried: its answer comes right after the create's, so it cannot be stale.
-    // It is heard after the create's answer, also when that answer needed a request more (a
-    // chrooted client's multi: see NodeCreates#complete), and only if it saw our nodes.
-    CompletableFuture<ZkRequests.Children> reading = zk.childrenOnce(lockPaths, childWatcher);
-    Callbacks.when(
-        readCounts.thenCombine(reading.handle((children, failure) -> children), Read::new),
-        (read, never) -> {
-          if (!read.counts()) {
-            return; // the create failed, or was sent again: the state reads again itself
-          }
-          if (read.children() != null) {
-            events.accept(
-                new StateEvent.QueueRead(
-                    e, read.children().lists(), zk.isConnected(), read.children().decidedAtZxid()));
-          } else {
-            events.accept(new StateEvent.FirstReadFailed(e));
-          }
-        });
+    if (send.readBehind) {
+      // Sent once, not retried: its answer comes right after the create's, so it cannot be stale.
+      zk.childrenOnce(lockPaths, childWatcher, send);
+    }
   }
 
-  /** The read behind a create: whether it counts, and its answer (null if it failed). */
-  private record Read(boolean counts, ZkRequests.Children children) {}
+  private static final AtomicIntegerFieldUpdater<Send> PROGRESS =
+      AtomicIntegerFieldUpdater.newUpdater(Send.class, "progress");
+
+  /**
+   * One create and the read behind it, which answer it without a future: the create's answer goes
+   * to the state first, then the read's, and only if it is the first read of our nodes. ZooKeeper
+   * answers them in that order, but for a chrooted client's multi, whose answer needs a request
+   * more (see {@link NodeCreates#complete}): then the read's answer waits here for the create's.
+   */
+  private final class Send
+      implements BiConsumer<NodeCreates.Created, Throwable>, ZkRequests.ChildrenAnswer {
+    private static final int CREATE_HEARD = 1; // the create's answer went to the state
+    private static final int READ_COUNTS = 2; // set with it: the read behind is our nodes' first
+    private static final int READ_HEARD = 4; // the read's answer came: in {@code children}
+
+    private final int epoch;
+    private final boolean readBehind;
+    volatile int progress; // the bits above, each set once, by PROGRESS
+    private List<List<String>> children; // the read's answer, null if it failed; before READ_HEARD
+    private long readAtZxid; // and the latest change it reflects; written before READ_HEARD
+
+    Send(int epoch, boolean readBehind) {
+      this.epoch = epoch;
+      this.readBehind = readBehind;
+    }
+
+    /** The create's answer. */
+    @Override
+    public void accept(NodeCreates.Created created, Throwable failure) {
+      boolean counts = false;
+      try {
+        if (failure == null) {
+          counts = readBehind && created.firstSend();
+          events.accept(created(epoch, created, counts));
+        } else if (Retries.unwrap(failure) instanceof NodeCreates.TieRefused refused) {
+          events.accept(new StateEvent.TieRefused(epoch, refused.getPath()));
+        } else {
+          events.accept(new StateEvent.CreateFailed(epoch, failure));
+        }
+      } finally {
+        int before = set(CREATE_HEARD | (counts ? READ_COUNTS : 0));
+        if (counts && (before & READ_HEARD) != 0) {
+          readHeard();
+        }
+      }
+    }
+
+    /** The read's answer: heard now if the create's was, else once it is. */
+    @Override
+    public void answered(List<List<String>> lists, long session, long zxid, Throwable failure) {
+      children = failure == null ? lists : null;
+      readAtZxid = zxid;
+      int before = set(READ_HEARD);
+      if ((before & READ_COUNTS) != 0) {
+        readHeard();
+      }
+    }
+
+    private void readHeard() {
+      if (children != null) {
+        events.accept(new StateEvent.QueueRead(epoch, children, zk.isConnected(), readAtZxid));
+      } else {
+        events.accept(new StateEvent.FirstReadFailed(epoch));
+      }
+    }
+
+    /** Sets {@code bits}; returns the bits set before. */
+    private int set(int bits) {
+      int before;
+      do {
+        before = progress;
+      } while (!PROGRESS.compareAndSet(this, before, before | bits));
+      return before;
+    }
+  }
 
   private boolean followsLocalAttempt() {
     return appendOnly() && localQueues.othersActive(zk.toZk(lockPaths.get(0)));

@@ -10,12 +10,31 @@ import java.util.function.Function;
  *
  * @param <M> the machine
  */
-public final class Guarded<M> {
+public class Guarded<M> {
   private final ReentrantLock lock = new ReentrantLock();
   private final M machine;
 
   public Guarded(M machine) {
     this.machine = machine;
+  }
+
+  /** Work on the machine with two arguments: see {@link #apply(Object, Object, Work)}. */
+  @FunctionalInterface
+  public interface Work<M, A, B, T> {
+    T on(M machine, A a, B b);
+  }
+
+  /**
+   * As {@link #apply(Function)}, passing {@code a} and {@code b} to {@code work}: a method
+   * reference or lambda that captures nothing is made once, so an event costs no object for it.
+   */
+  public <A, B, T> T apply(A a, B b, Work<M, A, B, T> work) {
+    lock.lock();
+    try {
+      return work.on(machine, a, b);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Runs {@code work} on the machine under the lock; returns what it returns. */

@@ -1,11 +1,11 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.locks.AcquireOutcome;
-import io.lockstep.recipes.locks.LockAttempt;
 import io.lockstep.recipes.locks.LockState;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.EventType;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 
@@ -64,16 +64,25 @@ final class JfrEvents {
     String state;
   }
 
+  private static final EventType ACQUIRE = EventType.getEventType(Acquire.class);
+  private static final EventType HOLD = EventType.getEventType(HeldSpan.class);
+  private static final EventType STATE_CHANGE = EventType.getEventType(StateChange.class);
+
+  /** Whether a recording wants any of these events now. */
+  static boolean enabled() {
+    return ACQUIRE.isEnabled() || HOLD.isEnabled() || STATE_CHANGE.isEnabled();
+  }
+
   /** An acquire event, begun now; null when no recording wants it. */
   static Acquire beginAcquire() {
     return begun(new Acquire());
   }
 
   static void endAcquire(
-      Acquire event, LockAttempt attempt, AcquireOutcome outcome, long fencingToken) {
+      Acquire event, String path, String recipe, AcquireOutcome outcome, long fencingToken) {
     if (event != null && event.shouldCommit()) {
-      event.path = attempt.path();
-      event.recipe = attempt.recipe();
+      event.path = path;
+      event.recipe = recipe;
       event.outcome = outcome.name();
       event.fencingToken = fencingToken;
       event.commit();
@@ -94,18 +103,18 @@ final class JfrEvents {
     return event;
   }
 
-  static void endHold(HeldSpan event, LockAttempt attempt, long fencingToken) {
+  static void endHold(HeldSpan event, String path, long fencingToken) {
     if (event != null && event.shouldCommit()) {
-      event.path = attempt.path();
+      event.path = path;
       event.fencingToken = fencingToken;
       event.commit();
     }
   }
 
-  static void stateChanged(LockAttempt attempt, LockState state) {
+  static void stateChanged(String path, LockState state) {
     StateChange event = new StateChange();
     if (event.shouldCommit()) {
-      event.path = attempt.path();
+      event.path = path;
       event.state = state.name();
       event.commit();
     }

@@ -4,6 +4,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -14,7 +15,7 @@ import java.util.function.Supplier;
  *
  * @param <T> the work
  */
-public final class LiveWork<T> {
+public final class LiveWork<T> implements Consumer<T> {
   private final Set<T> live = ConcurrentHashMap.newKeySet();
   private final BiConsumer<T, RuntimeException> end;
   private final Supplier<RuntimeException> closedFailure;
@@ -45,8 +46,29 @@ public final class LiveWork<T> {
   public T track(T work, CompletableFuture<?> done) {
     live.add(work);
     var unused = done.whenComplete((v, f) -> live.remove(work));
+    return endIfClosed(work);
+  }
+
+  /**
+   * Keeps {@code work} until it is {@linkplain #accept done}, told by the work itself (an attempt's
+   * lifecycle tells this tracker when it settles: no stage per attempt); ends it at once if the
+   * object closed meanwhile.
+   */
+  T track(T work) {
+    live.add(work);
+    return endIfClosed(work);
+  }
+
+  /** {@code work}, tracked by {@link #track(Object)}, is done: the close no longer ends it. */
+  @Override
+  public void accept(T work) {
+    live.remove(work);
+  }
+
+  /** Ends {@code work} at once if the object closed while it started. */
+  private T endIfClosed(T work) {
     if (closed) {
-      end.accept(work, closedFailure.get()); // closed while it started
+      end.accept(work, closedFailure.get());
     }
     return work;
   }

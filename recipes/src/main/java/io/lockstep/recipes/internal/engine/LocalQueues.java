@@ -51,11 +51,14 @@ final class LocalQueues {
   @GuardedBy("lock")
   private final Map<String, Queue> queues = new HashMap<>(); // by the lock path; none empty
 
+  @GuardedBy("lock")
+  private Queue spare; // the last queue dropped, empty: the next queue made is this one
+
   /** A local attempt in the queue of {@code lockZkPath} began. */
   void started(String lockZkPath) {
     lock.lock();
     try {
-      queues.computeIfAbsent(lockZkPath, path -> new Queue()).active++;
+      queue(lockZkPath).active++;
     } finally {
       lock.unlock();
     }
@@ -91,7 +94,7 @@ final class LocalQueues {
     LocalNode node = new LocalNode(zkPath, owner);
     lock.lock();
     try {
-      Queue queue = queues.computeIfAbsent(lockZkPath, path -> new Queue());
+      Queue queue = queue(lockZkPath);
       node.next = queue.nodes;
       queue.nodes = node;
     } finally {
@@ -166,10 +169,24 @@ final class LocalQueues {
     }
   }
 
+  /** The queue of {@code lockZkPath}, made (or the spare reused) if it has none. */
+  @GuardedBy("lock")
+  private Queue queue(String lockZkPath) {
+    Queue queue = queues.get(lockZkPath);
+    if (queue == null) {
+      queue = spare != null ? spare : new Queue();
+      spare = null;
+      queues.put(lockZkPath, queue);
+    }
+    return queue;
+  }
+
   @GuardedBy("lock")
   private void dropIfUnused(String lockZkPath, Queue queue) {
     if (queue.active <= 0 && queue.nodes == null) {
       queues.remove(lockZkPath);
+      queue.active = 0;
+      spare = queue; // a lock taken and released in a loop makes one queue, not one a cycle
     }
   }
 

@@ -86,7 +86,18 @@ public final class Notifier {
   }
 
   private boolean runHereIfIdle(Runnable notice) {
-    return notices.runIfIdle(() -> whileDraining(notice), () -> scheduler.execute(this::drain));
+    Notifier outer = draining.get();
+    draining.set(this);
+    int ran;
+    try {
+      ran = notices.runIfIdle(notice);
+    } finally {
+      draining.set(outer);
+    }
+    if (ran > 0) {
+      scheduler.execute(this::drain); // notices came while it ran
+    }
+    return ran >= 0;
   }
 
   private void drain() {

@@ -32,7 +32,6 @@ final class OwnNodeReads {
   private final List<String> lockPaths;
   private final Consumer<StateEvent> events;
   private final String description;
-  private final Watcher queueWatcher;
   private volatile OwnNodeWatcher ownNodeWatcher; // for the latest epoch asked
 
   OwnNodeReads(
@@ -41,18 +40,19 @@ final class OwnNodeReads {
     this.lockPaths = lockPaths;
     this.events = events;
     this.description = description;
-    this.queueWatcher =
-        event -> {
-          if (event.getType() == EventType.NodeChildrenChanged
-              || event.getType() == EventType.ChildWatchRemoved) { // a lease waiter's removal
-            events.accept(new StateEvent.QueueChanged());
-          }
-        };
   }
 
-  /** The child watch a single-queue read leaves: a holder hears the queue's next change. */
-  Watcher queueWatcher() {
-    return queueWatcher;
+  /**
+   * The child watch a single-queue read leaves: a holder hears the queue's next change. One per
+   * attempt, so that ZooKeeper keeps one watch however often the attempt reads.
+   */
+  static Watcher queueWatcher(Consumer<StateEvent> events) {
+    return event -> {
+      if (event.getType() == EventType.NodeChildrenChanged
+          || event.getType() == EventType.ChildWatchRemoved) { // a lease waiter's removal
+        events.accept(StateEvent.QUEUE_CHANGED);
+      }
+    };
   }
 
   /** Reads our node and leaves a data watch on it. */

@@ -6,55 +6,53 @@ import java.util.List;
  * One acquisition's place among this process's nodes in a single queue ({@link LocalQueues}): live
  * in the queue from its start to its end or release, its node known once created and forgotten when
  * deleted. Also tells the lock object whether its reads found a queue, which decides whether the
- * next attempt's first read leaves a child watch. A multi-lock has no such place: every method then
- * does nothing.
+ * next attempt's first read leaves a child watch. The place is named by its queue, the ZooKeeper
+ * path of the acquisition's single lock path (no object per attempt); a multi-lock has none (null):
+ * every method then does nothing.
  */
 final class QueuePlace {
-  private final Acquisition owner;
-  private final LockSettings context;
-  private final LocalQueues localQueues;
-  private final String queue; // the ZooKeeper path of the single queue, or null for a multi-lock
+  private QueuePlace() {}
 
-  QueuePlace(Acquisition owner, LockSettings context, List<String> lockPaths) {
-    this.owner = owner;
-    this.context = context;
-    this.localQueues = context.engine().localQueues();
-    this.queue = lockPaths.size() == 1 ? context.zk().toZk(lockPaths.get(0)) : null;
+  /** The queue of an acquisition in {@code lockPaths}: a single queue's ZooKeeper path, or null. */
+  static String of(LockSettings settings, List<String> lockPaths) {
+    return lockPaths.size() == 1 ? settings.zk().toZk(lockPaths.get(0)) : null;
   }
 
   /** Whether the first read should leave a child watch: a single queue last found empty. */
-  boolean watchFirstRead() {
-    return queue != null && !context.expectsQueue();
+  static boolean watchFirstRead(LockSettings settings, String queue) {
+    return queue != null && !settings.expectsQueue();
   }
 
   /** The attempt is live in its queue: from its start to its end or release. */
-  void active(boolean active) {
+  static void active(LockSettings settings, String queue, boolean active) {
     if (queue == null) {
       return;
     }
     if (active) {
-      localQueues.started(queue);
+      settings.engine().localQueues().started(queue);
     } else {
-      localQueues.ended(queue);
+      settings.engine().localQueues().ended(queue);
     }
   }
 
-  /** Notes what an event tells of our node and of the queue. */
-  void heard(StateEvent event) {
+  /** Notes what an event tells of {@code owner}'s node and of the queue. */
+  static void heard(LockSettings settings, String queue, Acquisition owner, StateEvent event) {
     if (queue == null) {
       return;
     }
     if (event instanceof StateEvent.Created created) {
-      localQueues.note(queue, context.zk().toZk(created.nodes().get(0)), owner);
+      String node = settings.zk().toZk(created.nodes().get(0));
+      settings.engine().localQueues().note(queue, node, owner);
     } else if (event instanceof StateEvent.QueueRead read) {
-      context.sawQueue(read.children().get(0).size() > 1);
+      settings.sawQueue(read.children().get(0).size() > 1);
     }
   }
 
-  /** Our nodes are deleted, or about to be. */
-  void forget(List<String> nodes) {
+  /** {@code owner}'s nodes are deleted, or about to be. */
+  static void forget(LockSettings settings, String queue, Acquisition owner, List<String> nodes) {
     if (queue != null && !nodes.isEmpty()) {
-      localQueues.forget(queue, context.zk().toZk(nodes.get(0)), owner);
+      String node = settings.zk().toZk(nodes.get(0));
+      settings.engine().localQueues().forget(queue, node, owner);
     }
   }
 }

@@ -118,6 +118,9 @@ sealed interface StateEvent {
   /** The child watch left by our last queue read fired. */
   record QueueChanged() implements StateEvent {}
 
+  /** A {@link QueueChanged}: it carries nothing, so one serves every watch event. */
+  QueueChanged QUEUE_CHANGED = new QueueChanged();
+
   /** Curator's SUSPENDED or READ_ONLY. */
   record Suspended() implements StateEvent {}
 
@@ -135,6 +138,9 @@ sealed interface StateEvent {
 
   /** The holder lets go. */
   record Release() implements StateEvent {}
+
+  /** A {@link Release}: it carries nothing, so one serves every release. */
+  Release RELEASE = new Release();
 
   /**
    * The hold is given up as lost, for {@code reason} (its time to live ran out); {@code taken} is

@@ -6,8 +6,9 @@ import io.lockstep.recipes.locks.LockObserver;
 import io.lockstep.recipes.locks.LockState;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,109 +25,180 @@ final class Telemetry {
   private static final AtomicLong ids = new AtomicLong();
   private static final boolean JFR = jfrAvailable();
 
+  /** What {@link #released} returns when nobody is to hear of it: heard already. Never written. */
+  static final CompletableFuture<Void> HEARD = CompletableFuture.completedFuture(null);
+
+  private static final AtomicIntegerFieldUpdater<Telemetry> TOLD =
+      AtomicIntegerFieldUpdater.newUpdater(Telemetry.class, "told");
+  private static final AtomicReferenceFieldUpdater<Telemetry, LockAttempt> ATTEMPT =
+      AtomicReferenceFieldUpdater.newUpdater(Telemetry.class, LockAttempt.class, "attempt");
+
   private final LockSettings settings;
-  private final Notifier notifier;
-  private final LockAttempt attempt;
+  private final Lifecycle lifecycle; // the attempt's, whose notifier delivers to observers
+  private final long id; // the acquisition's, for observers
   private final boolean recorded;
   private final long startNanos;
   private final JfrEvents.Acquire acquireEvent; // null when no recording wants it
-  private final boolean carried; // carries on an earlier attempt's: its start was told
-  private final AtomicBoolean told; // the ending (a grant, or not) was told; shared when carried
+  private final Telemetry first; // the telemetry of the acquisition this carries on, or this
+
+  // What observers and events know the acquisition as: made when one of them first needs it (with
+  // no observer and no recording, never), then the same for every telemetry carrying it on.
+  private volatile LockAttempt attempt;
+
+  @SuppressWarnings("unused") // through TOLD
+  private volatile int told; // 1 once the ending (a grant, or not) was told; read on `first`
+
   private volatile boolean grantTold; // the grant was told: its release will be
   private volatile long grantedNanos;
   private volatile JfrEvents.HeldSpan holdEvent;
 
-  Telemetry(LockSettings settings, Notifier notifier) {
+  /**
+   * The telemetry of an attempt that began at {@code startNanos}: made as it begins ({@code
+   * atStart}: its acquire event begins too), or when someone first hears of it ({@link Lifecycle}),
+   * then after a grant nobody heard of if {@code unheardGrant}, at {@code grantedNanos}.
+   */
+  Telemetry(
+      LockSettings settings,
+      Lifecycle lifecycle,
+      long startNanos,
+      boolean atStart,
+      boolean unheardGrant,
+      long grantedNanos) {
     this.settings = settings;
-    this.notifier = notifier;
-    this.attempt =
-        new LockAttempt(ids.incrementAndGet(), settings.description(), settings.recipe());
+    this.lifecycle = lifecycle;
+    this.id = ids.incrementAndGet();
     this.recorded = JFR && settings.observed();
-    this.startNanos = settings.now();
-    this.acquireEvent = recorded ? JfrEvents.beginAcquire() : null;
-    this.carried = false;
-    this.told = new AtomicBoolean();
+    this.startNanos = startNanos;
+    this.acquireEvent = recorded && atStart ? JfrEvents.beginAcquire() : null;
+    this.first = this;
+    if (unheardGrant) {
+      told = 1; // the grant was told, to nobody
+      grantTold = true;
+      this.grantedNanos = grantedNanos;
+    }
+  }
+
+  /**
+   * Whether anyone would hear of an attempt of {@code settings}' lock now: an observer, or a
+   * recording of Lockstep's events. Nobody hears of an unobserved lock (a place's): its members are
+   * the attempts.
+   */
+  static boolean wanted(LockSettings settings) {
+    return settings.observed() && (settings.hasObservers() || (JFR && JfrEvents.enabled()));
   }
 
   /** Carries on {@code earlier}'s acquisition, through the notifier of the attempt carrying it. */
-  private Telemetry(Telemetry earlier, Notifier notifier) {
+  private Telemetry(Telemetry earlier, Lifecycle lifecycle) {
     this.settings = earlier.settings;
-    this.notifier = notifier;
-    this.attempt = earlier.attempt;
+    this.lifecycle = lifecycle;
+    this.id = earlier.id;
     this.recorded = earlier.recorded;
     this.startNanos = earlier.startNanos;
     this.acquireEvent = earlier.acquireEvent;
-    this.carried = true;
-    this.told = earlier.told;
+    this.first = earlier.first;
   }
 
-  /** The telemetry of an attempt carrying on this one's acquisition, delivering on {@code n}. */
-  Telemetry carriedOn(Notifier n) {
-    return new Telemetry(this, n);
+  /** The acquisition as observers and events know it, one object for all who carry it on. */
+  private LockAttempt attempt() {
+    LockAttempt made = first.attempt;
+    if (made == null) {
+      made = new LockAttempt(id, settings.description(), settings.recipe());
+      if (!ATTEMPT.compareAndSet(first, null, made)) {
+        made = first.attempt;
+      }
+    }
+    return made;
+  }
+
+  /** Marks the ending told; false if it was told already (by this or a carrying telemetry). */
+  private boolean tellEnding() {
+    return TOLD.compareAndSet(first, 0, 1);
+  }
+
+  /** The telemetry of an attempt carrying on this one's acquisition: {@code carrier}'s. */
+  Telemetry carriedOn(Lifecycle carrier) {
+    return new Telemetry(this, carrier);
   }
 
   /** In the acquiring thread, before the attempt sends anything; nothing for a carried one. */
   void started() {
-    if (!carried && settings.hasObservers()) {
-      notifier.deliverNow(notice(observer -> observer.attemptStarted(attempt)));
+    if (first == this && settings.hasObservers()) {
+      LockAttempt attempt = attempt();
+      lifecycle.notifier().deliverNow(notice(observer -> observer.attemptStarted(attempt)));
     }
   }
 
   /** Queued before the caller wakes, so observers hear the grant first. */
   void granted(long fencingToken) {
-    if (!told.compareAndSet(false, true)) {
+    if (!tellEnding()) {
       return; // the acquisition ended as the request that carried it did
     }
     grantTold = true;
     long now = settings.now();
     grantedNanos = now;
     if (recorded) {
-      JfrEvents.endAcquire(acquireEvent, attempt, AcquireOutcome.GRANTED, fencingToken);
+      JfrEvents.endAcquire(
+          acquireEvent,
+          settings.description(),
+          settings.recipe(),
+          AcquireOutcome.GRANTED,
+          fencingToken);
       holdEvent = JfrEvents.beginHold();
     }
-    Duration waited = Duration.ofNanos(now - startNanos);
-    observe(
-        observer -> observer.attemptEnded(attempt, AcquireOutcome.GRANTED, waited, fencingToken));
+    if (settings.hasObservers()) {
+      LockAttempt attempt = attempt();
+      Duration waited = Duration.ofNanos(now - startNanos);
+      observe(
+          observer -> observer.attemptEnded(attempt, AcquireOutcome.GRANTED, waited, fencingToken));
+    }
   }
 
   /** How the acquisition ended without a grant; told once, whichever attempt carries it. */
   void ended(AcquireOutcome outcome) {
-    if (!told.compareAndSet(false, true)) {
+    if (!tellEnding()) {
       return;
     }
     if (recorded) {
-      JfrEvents.endAcquire(acquireEvent, attempt, outcome, 0);
+      JfrEvents.endAcquire(acquireEvent, settings.description(), settings.recipe(), outcome, 0);
     }
-    Duration waited = Duration.ofNanos(settings.now() - startNanos);
-    observe(observer -> observer.attemptEnded(attempt, outcome, waited, 0));
+    if (settings.hasObservers()) {
+      LockAttempt attempt = attempt();
+      Duration waited = Duration.ofNanos(settings.now() - startNanos);
+      observe(observer -> observer.attemptEnded(attempt, outcome, waited, 0));
+    }
   }
 
   void stateChanged(LockState state, long fencingToken) {
     if (recorded) {
-      JfrEvents.stateChanged(attempt, state);
+      JfrEvents.stateChanged(settings.description(), state);
     }
-    observe(observer -> observer.stateChanged(attempt, state, fencingToken));
+    if (settings.hasObservers()) {
+      LockAttempt attempt = attempt();
+      observe(observer -> observer.stateChanged(attempt, state, fencingToken));
+    }
   }
 
   /** Queued after the notices before it; the future completes once observers heard it. */
   CompletableFuture<Void> released(long fencingToken) {
     if (!grantTold) {
-      return CompletableFuture.completedFuture(null); // a grant nobody heard of
+      return HEARD; // a grant nobody heard of
     }
     if (recorded) {
-      JfrEvents.endHold(holdEvent, attempt, fencingToken);
+      JfrEvents.endHold(holdEvent, settings.description(), fencingToken);
     }
-    Duration held = Duration.ofNanos(settings.now() - grantedNanos);
     if (!settings.hasObservers()) {
-      return CompletableFuture.completedFuture(null);
+      return HEARD;
     }
-    return notifier.submitTracked(
-        notice(observer -> observer.released(attempt, held, fencingToken)));
+    LockAttempt attempt = attempt();
+    Duration held = Duration.ofNanos(settings.now() - grantedNanos);
+    return lifecycle
+        .notifier()
+        .submitTracked(notice(observer -> observer.released(attempt, held, fencingToken)));
   }
 
   private void observe(Consumer<LockObserver> call) {
     if (settings.hasObservers()) {
-      notifier.submit(notice(call));
+      lifecycle.notifier().submit(notice(call));
     }
   }
 

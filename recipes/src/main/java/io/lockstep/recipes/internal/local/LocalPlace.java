@@ -9,6 +9,7 @@ import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
+import io.lockstep.recipes.internal.engine.PlaceHooks;
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
@@ -265,7 +266,7 @@ public final class LocalPlace {
             settings,
             List.of(slot),
             null,
-            new Acquisition.PlaceHooks() {
+            new PlaceHooks() {
               @Override
               public void queueChanged() {
                 on(new PlaceEvent.QueueChanged(place));
@@ -344,17 +345,19 @@ public final class LocalPlace {
       return;
     }
     String ours = ZKPaths.getNodeFromPath(attempt.nodePaths().get(0));
-    Callbacks.when(
-        settings.zk().childrenOnce(List.of(slot.path()), null),
-        (children, failure) -> {
-          List<String> queue = failure != null ? null : children.lists().get(0);
-          boolean alone =
-              failure == null
-                  && (sharedReads
-                      ? queue.stream().noneMatch(ReadWriteDriver::isWriter)
-                      : queue.equals(List.of(ours)));
-          on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
-        });
+    settings
+        .zk()
+        .childrenOnce(
+            List.of(slot.path()),
+            null,
+            (lists, session, zxid, failure) -> {
+              boolean alone =
+                  failure == null
+                      && (sharedReads
+                          ? lists.get(0).stream().noneMatch(ReadWriteDriver::isWriter)
+                          : lists.get(0).equals(List.of(ours)));
+              on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
+            });
   }
 
   /** Writes the node with the data it has: a fresh zxid, and a new version for the checks. */

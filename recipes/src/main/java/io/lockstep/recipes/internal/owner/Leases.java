@@ -10,6 +10,7 @@ import io.lockstep.recipes.internal.engine.LockEngine;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Observation;
+import io.lockstep.recipes.internal.engine.PlaceHooks;
 import io.lockstep.recipes.internal.queue.LeaseDriver;
 import io.lockstep.recipes.internal.queue.NodeNames;
 import io.lockstep.recipes.internal.queue.Slot;
@@ -261,7 +262,7 @@ public final class Leases implements HoldSource {
     return Acquisition.start(leaseSettings, List.of(leaseSlot), null, null, carried);
   }
 
-  Attempt startMutex(Acquisition.PlaceHooks hooks) {
+  Attempt startMutex(PlaceHooks hooks) {
     return Acquisition.start(mutexSettings, List.of(mutexSlot), null, hooks, null);
   }
 

@@ -1,12 +1,12 @@
 package io.lockstep.recipes.internal.owner;
 
-import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.PlaceHooks;
 import io.lockstep.recipes.locks.LockState;
 import java.util.function.Consumer;
 
 /** What a semaphore's {@code locks} mutex attempt tells of its hold: its loss. No user code. */
-final class MutexLoss implements Acquisition.PlaceHooks {
+final class MutexLoss implements PlaceHooks {
   private final Consumer<Attempt> lost;
   volatile Attempt attempt; // set once the attempt is started, before its grant can be lost
 

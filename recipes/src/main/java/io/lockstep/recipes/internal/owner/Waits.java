@@ -5,6 +5,7 @@ import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.LockFailures;
 import io.lockstep.recipes.internal.engine.LockSettings;
+import io.lockstep.recipes.internal.engine.Parking;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.Scheduler;
@@ -114,11 +115,7 @@ public final class Waits {
   static boolean await(Attempt attempt, Budget budget) throws InterruptedException {
     try {
       long left = budget.remainingNanos();
-      if (left < 0) {
-        attempt.grantedFuture().get();
-      } else {
-        attempt.grantedFuture().get(left, TimeUnit.NANOSECONDS);
-      }
+      Parking.await(attempt.grantedFuture(), left); // parked, forever if left is negative
       return true;
     } catch (TimeoutException e) {
       switch (expired(attempt)) {
@@ -151,7 +148,7 @@ public final class Waits {
     try {
       while (true) {
         try {
-          attempt.grantedFuture().get();
+          Parking.await(attempt.grantedFuture());
           return;
         } catch (InterruptedException e) {
           interrupted = true;

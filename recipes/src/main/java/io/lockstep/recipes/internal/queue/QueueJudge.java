@@ -89,17 +89,25 @@ public final class QueueJudge {
       List<Slot> slots, List<String> ourNodes, List<List<String>> children) {
     for (int i = 0; i < slots.size(); i++) {
       Slot slot = slots.get(i);
-      String ours = NodeNames.nameOf(ourNodes.get(i));
       List<String> names = children.get(i);
-      if (slot.driver() instanceof LeaseDriver leases) {
-        Verdict verdict = scanLeases(slot, leases.maxLeases(), ours, names);
+      if (slot.driver() == MutexDriver.INSTANCE) {
+        Verdict verdict = scanMutex(slot, ourNodes.get(i), names, slots.size() == 1);
         if (verdict != Verdict.HOLD) {
           return verdict;
         }
         continue;
       }
-      if (slot.driver() == MutexDriver.INSTANCE) {
-        Verdict verdict = scanMutex(slot, ours, names, slots.size() == 1);
+      if (names.size() == 1 && slot.driver() instanceof ReadWriteDriver) {
+        // Alone: the head of the queue holds either side; not there: missing. Nothing to sort.
+        String ourPath = ourNodes.get(i);
+        if (!NodeNames.isNameOf(ourPath, ourPath.lastIndexOf('/') + 1, names.get(0))) {
+          return Verdict.MISSING;
+        }
+        continue;
+      }
+      String ours = NodeNames.nameOf(ourNodes.get(i));
+      if (slot.driver() instanceof LeaseDriver leases) {
+        Verdict verdict = scanLeases(slot, leases.maxLeases(), ours, names);
         if (verdict != Verdict.HOLD) {
           return verdict;
         }
@@ -148,18 +156,20 @@ public final class QueueJudge {
    * The built-in mutex order in one pass, without sorting: our node holds when no other sorts
    * before it, and otherwise watches the last one that does (the head, if it is the only one). The
    * same verdict as sorting and asking {@link MutexDriver}, at O(N) and no allocation per child: a
-   * waiter reads the whole queue at a handoff, on the client's event thread.
+   * waiter reads the whole queue at a handoff, on the client's event thread. Our node's name is
+   * read in place, in {@code ourPath}.
    */
-  private static Verdict scanMutex(Slot slot, String ours, List<String> names, boolean single) {
+  private static Verdict scanMutex(Slot slot, String ourPath, List<String> names, boolean single) {
     String lockName = slot.driver().lockName();
-    int ourStart = QueueOrder.keyStart(ours, lockName);
+    int nameStart = ourPath.lastIndexOf('/') + 1;
+    int ourStart = QueueOrder.keyStart(ourPath, nameStart, lockName);
     boolean found = false;
     String predecessor = null;
     int predecessorStart = 0;
     int ahead = 0;
     for (int i = 0; i < names.size(); i++) { // by index: no iterator per read
       String name = names.get(i);
-      if (name.equals(ours)) {
+      if (NodeNames.isNameOf(ourPath, nameStart, name)) {
         found = true;
         continue;
       }
@@ -167,7 +177,7 @@ public final class QueueJudge {
         continue; // a nested directory or another stray child: no participant
       }
       int start = QueueOrder.keyStart(name, lockName);
-      if (QueueOrder.compareByKey(name, start, ours, ourStart) < 0) {
+      if (QueueOrder.compareByKey(name, start, ourPath, ourStart, nameStart) < 0) {
         ahead++;
         if (predecessor == null
             || QueueOrder.compareByKey(predecessor, predecessorStart, name, start) < 0) {

@@ -53,14 +53,22 @@ public final class QueueOrder {
    * the last occurrence of the lock name, else at 0 (the whole name).
    */
   public static int keyStart(String nodeName, String lockName) {
-    int sequenceStart = nodeName.length() - 10; // ZooKeeper's sequence suffix: ten digits
-    if (sequenceStart >= lockName.length()
-        && nodeName.startsWith(lockName, sequenceStart - lockName.length())
-        && digitsFrom(nodeName, sequenceStart)) {
+    return keyStart(nodeName, 0, lockName);
+  }
+
+  /**
+   * As {@link #keyStart(String, String)}, for the node name that starts at {@code nameStart} in
+   * {@code path}, read in place; the index is in {@code path}.
+   */
+  static int keyStart(String path, int nameStart, String lockName) {
+    int sequenceStart = path.length() - 10; // ZooKeeper's sequence suffix: ten digits
+    if (sequenceStart - nameStart >= lockName.length()
+        && path.startsWith(lockName, sequenceStart - lockName.length())
+        && digitsFrom(path, sequenceStart)) {
       return sequenceStart;
     }
-    int at = nodeName.lastIndexOf(lockName);
-    return at < 0 ? 0 : at + lockName.length();
+    int at = path.lastIndexOf(lockName);
+    return at < nameStart ? nameStart : at + lockName.length();
   }
 
   /**
@@ -68,6 +76,20 @@ public final class QueueOrder {
    * {@code bStart}, ties broken by the full name, without cutting the keys out.
    */
   static int compareByKey(String a, int aStart, String b, int bStart) {
+    return compareByKey(a, aStart, b, bStart, 0);
+  }
+
+  /**
+   * As {@link #compareByKey(String, int, String, int)}, for a {@code b} whose name starts at {@code
+   * bNameStart} (a path: the tie is broken by the name alone, read in place).
+   */
+  static int compareByKey(String a, int aStart, String b, int bStart, int bNameStart) {
+    int byKey = compareFrom(a, aStart, b, bStart);
+    return byKey != 0 ? byKey : compareFrom(a, 0, b, bNameStart);
+  }
+
+  /** The text of {@code a} from {@code aStart} against that of {@code b} from {@code bStart}. */
+  private static int compareFrom(String a, int aStart, String b, int bStart) {
     int aLength = a.length() - aStart;
     int bLength = b.length() - bStart;
     int common = Math.min(aLength, bLength);
@@ -78,7 +100,7 @@ public final class QueueOrder {
         return x - y;
       }
     }
-    return aLength != bLength ? aLength - bLength : a.compareTo(b);
+    return aLength - bLength;
   }
 
   private static boolean digitsFrom(String text, int start) {

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.queue;
 
 import io.lockstep.recipes.locks.LockDriver;
+import java.util.List;
 import java.util.Objects;
 import org.apache.zookeeper.CreateMode;
 
@@ -20,6 +21,10 @@ public final class Slot {
   // How the lock's client creates our nodes, once a create resolved it (NodeCreates); null before.
   // Written at most once per client: a race resolves it twice, to the same.
   private volatile NodeShape shape;
+
+  // The lock path as a one-path list, made at the first acquire (an idle lock object has none);
+  // the same string list every time: a race makes two equal lists.
+  private volatile List<String> paths;
 
   private Slot(String path, LockDriver driver, byte[] data, String tiedSuffix, String tiedTo) {
     this.path = Objects.requireNonNull(path, "path");
@@ -59,6 +64,16 @@ public final class Slot {
   /** The lock path (the queue's parent node), as the client sees it. */
   public String path() {
     return path;
+  }
+
+  /** {@link #path()} alone in a list: the lock paths of an acquisition in this queue only. */
+  public List<String> paths() {
+    List<String> made = paths;
+    if (made == null) {
+      made = List.of(path);
+      paths = made;
+    }
+    return made;
   }
 
   /** The driver ordering this queue. */

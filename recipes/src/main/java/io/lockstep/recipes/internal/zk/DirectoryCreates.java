@@ -4,7 +4,7 @@ import io.lockstep.recipes.internal.queue.Slot;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -46,7 +46,7 @@ final class DirectoryCreates {
    * included: Curator makes them, as containers, only when the client first uses them, and the
    * server reaps them once empty); when a directory turns out to exist (another lock made it
    * meanwhile), it is sent again without it. At most {@link #MAX_ROUNDS} sends; the last failure
-   * then fails the future (NoNode when the server keeps reaping the parents). Sent once per round,
+   * then is the answer (NoNode when the server keeps reaping the parents). Sent once per round,
    * never retried on a lost answer: the caller finds out what happened, as for {@link
    * NodeCreates#create}.
    *
@@ -55,15 +55,16 @@ final class DirectoryCreates {
    * SchemaSet}, as Curator's own create would validate it (a recipe parent's schema allows a
    * container).
    *
-   * @return our nodes, as {@link NodeCreates#create} returns them, and whether the first send made
-   *     them
+   * @param answer gets our nodes, as {@link NodeCreates#create} answers them, and whether the first
+   *     send made them; or the failure
    */
-  CompletableFuture<NodeCreates.Created> create(List<Slot> slots, String protectionId) {
-    CompletableFuture<NodeCreates.Created> result = new CompletableFuture<>();
+  void create(
+      List<Slot> slots,
+      String protectionId,
+      BiConsumer<? super NodeCreates.Created, Throwable> answer) {
     int[] levels = new int[slots.size()]; // per slot: how many directories, from its own up
     Arrays.fill(levels, 1);
-    sendWithDirectories(slots, protectionId, levels, 1, result);
-    return result;
+    sendWithDirectories(slots, protectionId, levels, 1, answer);
   }
 
   private void sendWithDirectories(
@@ -71,7 +72,7 @@ final class DirectoryCreates {
       String protectionId,
       int[] levels,
       int round,
-      CompletableFuture<NodeCreates.Created> result) {
+      BiConsumer<? super NodeCreates.Created, Throwable> answer) {
     try {
       List<Op> ops = new ArrayList<>();
       int[] firstDirectory = new int[slots.size()]; // the op of each slot's top directory
@@ -90,17 +91,17 @@ final class DirectoryCreates {
           ops,
           (rc, path, ctx, results) -> {
             if (rc == Code.OK.intValue()) {
-              creates.complete(zk, ops, results, nodeOps, round == 1, result);
+              creates.complete(zk, ops, results, nodeOps, round == 1, answer);
             } else if (round < MAX_ROUNDS
                 && adjust(slots, levels, firstDirectory, nodeOps, results)) {
-              sendWithDirectories(slots, protectionId, levels, round + 1, result);
+              sendWithDirectories(slots, protectionId, levels, round + 1, answer);
             } else {
-              result.completeExceptionally(creates.multiFailure(rc, ops, results));
+              answer.accept(null, creates.multiFailure(rc, ops, results));
             }
           },
           null);
     } catch (Exception e) {
-      result.completeExceptionally(e);
+      answer.accept(null, e);
     }
   }
 

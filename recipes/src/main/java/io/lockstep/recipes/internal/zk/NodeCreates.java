@@ -5,9 +5,10 @@ import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.locks.LockException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
@@ -49,6 +50,9 @@ public final class NodeCreates {
     }
   }
 
+  /** The answer of a plain create: its context is the caller's answer. One for every create. */
+  private final AsyncCallback.Create2Callback created = this::created;
+
   public NodeCreates(ZkRequests requests) {
     this.client = requests.client();
     this.requests = requests;
@@ -58,10 +62,11 @@ public final class NodeCreates {
   /**
    * Creates our node in every slot's queue: one create (which returns the node's stat) for one
    * plain slot, else one {@code multi} of creates, with a check of the tied node before each tied
-   * create. Sent once, never retried: on connection loss the caller finds out what happened.
+   * create. Sent once, never retried: on connection loss the caller finds out what happened. The
+   * answer goes to {@code answer}: our nodes, or the failure.
    */
-  public CompletableFuture<Created> create(List<Slot> slots, String protectionId) {
-    CompletableFuture<Created> result = new CompletableFuture<>();
+  public void create(
+      List<Slot> slots, String protectionId, BiConsumer<? super Created, Throwable> answer) {
     try {
       ZooKeeper zk = requests.handle();
       if (slots.size() == 1 && slots.get(0).tiedTo() == null) {
@@ -69,25 +74,8 @@ public final class NodeCreates {
         String nodePath = slot.nodePathToCreate(protectionId);
         NodeShape shape = shape(slot, nodePath);
         zk.create(
-            requests.toZk(nodePath),
-            shape.data(),
-            shape.acl(),
-            slot.createMode(),
-            (rc, path, ctx, name, stat) -> {
-              if (rc == Code.OK.intValue()) {
-                result.complete(
-                    new Created(
-                        List.of(requests.toClient(name)),
-                        stat.getCzxid(),
-                        stat.getEphemeralOwner(),
-                        true));
-              } else {
-                result.completeExceptionally(
-                    KeeperException.create(Code.get(rc), requests.toClient(path)));
-              }
-            },
-            null);
-        return result;
+            requests.toZk(nodePath), shape.data(), shape.acl(), slot.createMode(), created, answer);
+        return;
       }
       List<Op> ops = new ArrayList<>();
       List<Integer> nodeOps = new ArrayList<>(slots.size());
@@ -98,26 +86,40 @@ public final class NodeCreates {
           ops,
           (rc, path, ctx, results) -> {
             if (rc == Code.OK.intValue()) {
-              complete(zk, ops, results, nodeOps, true, result);
+              complete(zk, ops, results, nodeOps, true, answer);
             } else {
-              result.completeExceptionally(multiFailure(rc, ops, results));
+              answer.accept(null, multiFailure(rc, ops, results));
             }
           },
           null);
     } catch (KeeperException | RuntimeException e) {
-      result.completeExceptionally(e);
+      answer.accept(null, e);
     }
-    return result;
+  }
+
+  /** A plain create was answered: our node, with its stat, or the failure. */
+  @SuppressWarnings("unchecked") // the context of every plain create is its caller's answer
+  private void created(int rc, String path, Object context, String name, Stat stat) {
+    BiConsumer<? super Created, Throwable> answer =
+        (BiConsumer<? super Created, Throwable>) context;
+    if (rc == Code.OK.intValue()) {
+      answer.accept(
+          new Created(
+              List.of(requests.toClient(name)), stat.getCzxid(), stat.getEphemeralOwner(), true),
+          null);
+    } else {
+      answer.accept(null, KeeperException.create(Code.get(rc), requests.toClient(path)));
+    }
   }
 
   /**
    * Creates our node in every slot's queue together with its missing lock directories, in one
-   * {@code multi}: see {@link DirectoryCreates}.
-   *
-   * @return our nodes, as {@link #create} returns them
+   * {@code multi}: see {@link DirectoryCreates}. The answer goes to {@code answer}, as {@link
+   * #create}'s does.
    */
-  public CompletableFuture<Created> createWithDirectories(List<Slot> slots, String protectionId) {
-    return directories.create(slots, protectionId);
+  public void createWithDirectories(
+      List<Slot> slots, String protectionId, BiConsumer<? super Created, Throwable> answer) {
+    directories.create(slots, protectionId, answer);
   }
 
   /**
@@ -192,7 +194,7 @@ public final class NodeCreates {
   }
 
   /**
-   * Completes {@code result} with our nodes among a successful multi's results: those of the ops at
+   * Answers {@code answer} with our nodes among a successful multi's results: those of the ops at
    * {@code nodeOps} (the others are checks, or the creates of directories), with their stat.
    *
    * <p>A client with a chroot in its connect string gets its multi's create results unlike a plain
@@ -201,8 +203,8 @@ public final class NodeCreates {
    * chroot in front. The chroot is cut off here (the path is the op's path, plus the sequence
    * number), and the stat of our first node is then read with one {@code exists}, sent once: the
    * nodes of one multi share its zxid and session, so one stat serves them all. If that read fails,
-   * the result fails with its error: the nodes exist, and the caller finds them by their protection
-   * id as after a lost answer (a node already gone is found missing and created again).
+   * the answer is its error: the nodes exist, and the caller finds them by their protection id as
+   * after a lost answer (a node already gone is found missing and created again).
    */
   void complete(
       ZooKeeper zk,
@@ -210,7 +212,7 @@ public final class NodeCreates {
       List<OpResult> results,
       List<Integer> nodeOps,
       boolean firstSend,
-      CompletableFuture<Created> result) {
+      BiConsumer<? super Created, Throwable> answer) {
     List<String> paths = new ArrayList<>(nodeOps.size());
     Stat stat = null;
     for (int index : nodeOps) {
@@ -220,7 +222,7 @@ public final class NodeCreates {
     }
     List<String> nodes = List.copyOf(paths);
     if (stat != null) {
-      result.complete(new Created(nodes, stat.getCzxid(), stat.getEphemeralOwner(), firstSend));
+      answer.accept(new Created(nodes, stat.getCzxid(), stat.getEphemeralOwner(), firstSend), null);
       return;
     }
     String first = requests.toZk(nodes.get(0));
@@ -229,11 +231,10 @@ public final class NodeCreates {
         false,
         (rc, path, ctx, read) -> {
           if (rc == Code.OK.intValue()) {
-            result.complete(
-                new Created(nodes, read.getCzxid(), read.getEphemeralOwner(), firstSend));
+            answer.accept(
+                new Created(nodes, read.getCzxid(), read.getEphemeralOwner(), firstSend), null);
           } else {
-            result.completeExceptionally(
-                KeeperException.create(Code.get(rc), requests.toClient(first)));
+            answer.accept(null, KeeperException.create(Code.get(rc), requests.toClient(first)));
           }
         },
         null);

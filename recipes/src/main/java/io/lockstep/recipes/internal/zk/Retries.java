@@ -67,6 +67,11 @@ public final class Retries {
     scheduler.schedule(delayMillis, once);
   }
 
+  /** The injected clock, in nanoseconds. */
+  public LongSupplier clock() {
+    return nanoTime;
+  }
+
   /** Now, on the injected clock, in nanoseconds. */
   public long now() {
     return nanoTime.getAsLong();

@@ -13,8 +13,6 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.Op;
-import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -24,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The engine's reads, writes and watch removals, all asynchronous, on the raw {@link ZooKeeper}
  * handle (its creates are {@link NodeCreates}'). Reads of several queues go in one read-only {@code
- * multi}, which Curator's API does not offer. Paths are kept as the client sees them and translated
- * to and from the namespace here.
+ * multi}, which Curator's API does not offer ({@link ChildrenReads}). Paths are kept as the client
+ * sees them and translated to and from the namespace here.
  */
 public final class ZkRequests {
   private static final Logger log = LoggerFactory.getLogger(ZkRequests.class);
@@ -40,6 +38,15 @@ public final class ZkRequests {
    * children the read reflects: the largest pzxid of the paths (0 for paths that do not exist).
    */
   public record Children(List<List<String>> lists, long session, long decidedAtZxid) {}
+
+  /**
+   * Where the answer of a read of children goes: each path's children, the session that read them
+   * and the largest pzxid (as in {@link Children}), or the failure (then the rest is null and 0).
+   */
+  @FunctionalInterface
+  public interface ChildrenAnswer {
+    void answered(List<List<String>> lists, long session, long decidedAtZxid, Throwable failure);
+  }
 
   /** A node's data and stat, and the session that read them. */
   public record NodeData(byte[] data, Stat stat, long session) {}
@@ -115,79 +122,38 @@ public final class ZkRequests {
    * several. A path that does not exist has no children.
    */
   public CompletableFuture<Children> children(List<String> paths, Watcher childWatcher) {
-    return retrying(() -> childrenOnce(paths, childWatcher));
-  }
-
-  /** As {@link #children}, sent once: a failure is reported, not retried. */
-  public CompletableFuture<Children> childrenOnce(List<String> paths, Watcher childWatcher) {
-    return once(
-        (zk, result) -> {
-          if (paths.size() == 1) {
-            childrenOfOne(zk, paths.get(0), childWatcher, result);
-          } else {
-            childrenOfSeveral(zk, paths, result);
-          }
+    return retrying(
+        () -> {
+          CompletableFuture<Children> result = new CompletableFuture<>();
+          childrenOnce(
+              paths,
+              childWatcher,
+              (lists, session, zxid, failure) -> {
+                if (failure == null) {
+                  result.complete(new Children(lists, session, zxid));
+                } else {
+                  result.completeExceptionally(failure);
+                }
+              });
+          return result;
         });
   }
 
-  /** A plain {@code getChildren}, optionally leaving a child watch. */
-  private void childrenOfOne(
-      ZooKeeper zk, String path, Watcher childWatcher, CompletableFuture<Children> result) {
-    zk.getChildren(
-        toZk(path),
-        childWatcher,
-        (rc, p, ctx, children, stat) -> {
-          if (rc == Code.NONODE.intValue()) {
-            result.complete(new Children(List.of(List.of()), zk.getSessionId(), 0));
-          } else {
-            answer(
-                result,
-                rc,
-                path,
-                () -> new Children(List.of(children), zk.getSessionId(), stat.getPzxid()));
-          }
-        },
-        null);
-  }
-
-  /** One read-only {@code multi}: each path's children, then its stat (for the pzxid). */
-  private void childrenOfSeveral(
-      ZooKeeper zk, List<String> paths, CompletableFuture<Children> result) {
-    // A read-only multi has no getChildren2, and a stat read after the children is at least as
-    // recent as they are.
-    List<Op> ops = new ArrayList<>(2 * paths.size());
-    for (String path : paths) {
-      ops.add(Op.getChildren(toZk(path)));
-      ops.add(Op.getData(toZk(path)));
+  /**
+   * As {@link #children}, sent once and without a future: the children, or the failure (not
+   * retried), go to {@code answer} (on ZooKeeper's event thread, or here if nothing could be sent).
+   */
+  public void childrenOnce(List<String> paths, Watcher childWatcher, ChildrenAnswer answer) {
+    try {
+      ZooKeeper zk = handle();
+      if (paths.size() == 1) {
+        ChildrenReads.ofOne(zk, toZk(paths.get(0)), paths.get(0), childWatcher, answer);
+      } else {
+        ChildrenReads.ofSeveral(zk, paths, this::toZk, answer);
+      }
+    } catch (KeeperException | RuntimeException e) {
+      answer.answered(null, 0, 0, e);
     }
-    zk.multi(
-        ops,
-        (rc, p, ctx, results) -> {
-          if (results == null) {
-            result.completeExceptionally(KeeperException.create(Code.get(rc)));
-            return;
-          }
-          List<List<String>> lists = new ArrayList<>(paths.size());
-          long pzxid = 0;
-          for (int i = 0; i < results.size(); i++) {
-            OpResult op = results.get(i);
-            if (op instanceof OpResult.GetChildrenResult children) {
-              lists.add(children.getChildren());
-            } else if (op instanceof OpResult.GetDataResult data) {
-              pzxid = Math.max(pzxid, data.getStat().getPzxid());
-            } else if (((OpResult.ErrorResult) op).getErr() == Code.NONODE.intValue()) {
-              if (i % 2 == 0) {
-                lists.add(List.of());
-              }
-            } else {
-              int err = ((OpResult.ErrorResult) op).getErr();
-              result.completeExceptionally(KeeperException.create(Code.get(err), paths.get(i / 2)));
-              return;
-            }
-          }
-          result.complete(new Children(lists, zk.getSessionId(), pzxid));
-        },
-        null);
   }
 
   /**
