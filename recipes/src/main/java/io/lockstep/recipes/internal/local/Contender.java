@@ -3,6 +3,8 @@ package io.lockstep.recipes.internal.local;
 import io.lockstep.recipes.internal.engine.Lifecycle;
 import io.lockstep.recipes.internal.engine.Tenure;
 import io.lockstep.recipes.internal.zk.Callbacks;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -83,5 +85,23 @@ public final class Contender {
       return false;
     }
     return true;
+  }
+
+  /** {@code member}'s first try has its verdict (it waits behind someone), if it had none. */
+  static void decide(Contender member, List<PlaceStep> steps) {
+    if (!member.decided) {
+      member.decided = true;
+      steps.add(new PlaceStep.Decided(member));
+    }
+  }
+
+  /** The place's attempt failed: every waiting member fails with it, and none waits any more. */
+  static void failAll(
+      Collection<Contender> waiting, RuntimeException failure, List<PlaceStep> steps) {
+    for (Contender member : waiting) {
+      member.phase = io.lockstep.recipes.internal.engine.Phase.FAILED;
+      steps.add(new PlaceStep.Ended(member, failure, false));
+    }
+    waiting.clear();
   }
 }

@@ -57,7 +57,7 @@ final class PlaceMachine {
     } else if (phase == PlaceState.Phase.NONE) {
       take(steps);
     } else if (phase == PlaceState.Phase.HELD || placeDecided) {
-      decide(member, steps); // someone holds: a zero budget has its answer
+      Contender.decide(member, steps); // someone holds: a zero budget has its answer
     }
   }
 
@@ -139,14 +139,7 @@ final class PlaceMachine {
     placeDecided = true;
     linger.sawOthers(); // our attempt waits behind someone
     for (Contender member : waiting) {
-      decide(member, steps);
-    }
-  }
-
-  private void decide(Contender member, List<PlaceStep> steps) {
-    if (!member.decided) {
-      member.decided = true;
-      steps.add(new PlaceStep.Decided(member));
+      Contender.decide(member, steps);
     }
   }
 
@@ -178,11 +171,7 @@ final class PlaceMachine {
       return; // withdrawn by us: nothing waits for it
     }
     phase = PlaceState.Phase.NONE;
-    for (Contender member : waiting) {
-      member.phase = Phase.FAILED;
-      steps.add(new PlaceStep.Ended(member, ended.failure(), false));
-    }
-    waiting.clear();
+    Contender.failAll(waiting, ended.failure(), steps);
   }
 
   void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {

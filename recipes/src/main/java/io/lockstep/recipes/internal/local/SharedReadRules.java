@@ -101,7 +101,8 @@ final class SharedReadRules implements PlaceRules {
     if (phase == PlaceState.Phase.NONE) {
       take(steps);
     } else if (phase == PlaceState.Phase.HELD || placeDecided) {
-      decide(member, steps); // a writer is ahead, or comes first: a zero budget has its answer
+      Contender.decide(
+          member, steps); // a writer is ahead, or comes first: a zero budget has its answer
     }
   }
 
@@ -194,14 +195,7 @@ final class SharedReadRules implements PlaceRules {
     }
     placeDecided = true;
     for (Contender member : waiting) {
-      decide(member, steps);
-    }
-  }
-
-  private static void decide(Contender member, List<PlaceStep> steps) {
-    if (!member.decided) {
-      member.decided = true;
-      steps.add(new PlaceStep.Decided(member));
+      Contender.decide(member, steps);
     }
   }
 
@@ -229,11 +223,7 @@ final class SharedReadRules implements PlaceRules {
       return; // withdrawn by us: nothing waits for it
     }
     phase = PlaceState.Phase.NONE;
-    for (Contender member : waiting) {
-      member.phase = Phase.FAILED;
-      steps.add(new PlaceStep.Ended(member, ended.failure(), false));
-    }
-    waiting.clear();
+    Contender.failAll(waiting, ended.failure(), steps);
   }
 
   private void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
