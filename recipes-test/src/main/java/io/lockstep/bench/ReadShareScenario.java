@@ -68,7 +68,9 @@ final class ReadShareScenario {
   /** Whose read-write lock, and how it is built. */
   enum Series {
     CURATOR("Curator InterProcessReadWriteLock"),
-    SHARING("Lockstep ReadWriteMutex, localHandoff()");
+    SHARING("Lockstep ReadWriteMutex, localHandoff()"),
+    /** Read sharing with the read node kept for up to a second with no reader. */
+    SHARING_LINGER("Lockstep ReadWriteMutex, localHandoff(), linger(1 s)");
 
     private final String label;
 
@@ -91,6 +93,14 @@ final class ReadShareScenario {
           ReadWriteMutex lock =
               ReadWriteMutex.builder(client, path)
                   .localHandoff(LocalHandoff.DEFAULT_MAX_IN_A_ROW)
+                  .build();
+          yield new InterProcessLock[] {lock.readLock(), lock.writeLock()};
+        }
+        case SHARING_LINGER -> {
+          ReadWriteMutex lock =
+              ReadWriteMutex.builder(client, path)
+                  .localHandoff(LocalHandoff.DEFAULT_MAX_IN_A_ROW)
+                  .linger(Duration.ofSeconds(1))
                   .build();
           yield new InterProcessLock[] {lock.readLock(), lock.writeLock()};
         }

@@ -102,7 +102,10 @@ public final class LocalPlace {
     this.slot = slot;
     this.key = key;
     this.sharedReads = sharedReads;
-    this.state = sharedReads ? PlaceState.sharedReads() : new PlaceState(settings.retries()::now);
+    this.state =
+        sharedReads
+            ? PlaceState.sharedReads(settings.retries()::now)
+            : new PlaceState(settings.retries()::now);
     byte[] created = NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
     this.data = created == null ? new byte[0] : created;
   }

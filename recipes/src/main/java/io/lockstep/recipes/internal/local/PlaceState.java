@@ -80,9 +80,12 @@ final class PlaceState {
     this.machine = new Guarded<>(rules);
   }
 
-  /** A place whose holds are concurrent readers of one read node ({@link SharedReadRules}). */
-  static PlaceState sharedReads() {
-    return new PlaceState(new SharedReadRules());
+  /**
+   * A place whose holds are concurrent readers of one read node ({@link SharedReadRules}), whose
+   * linger deadlines read {@code clock}.
+   */
+  static PlaceState sharedReads(LongSupplier clock) {
+    return new PlaceState(new SharedReadRules(clock));
   }
 
   /** A place on the system's clock. */

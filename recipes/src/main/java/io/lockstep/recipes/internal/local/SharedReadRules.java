@@ -9,12 +9,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 /**
  * The table of a shared read place (read sharing): the concurrent readers of one process hold on
  * one read node. The first reader takes the place; readers arriving while it is taken are granted
  * with it; readers arriving while it is granted join at once, in memory, unless it is closed. The
- * node goes back when its last reader lets go, and is taken again at the tail if readers wait.
+ * node goes back when its last reader lets go, and is taken again at the tail if readers wait; with
+ * a linger, it is kept with no reader while nobody else queues, until the linger runs out.
  *
  * <p><b>Closed.</b> Readers stop joining (they wait, and take the next place) while a writer of
  * this process waits ({@link PlaceEvent.LocalWriter}), while a read of the queue is out, and once a
@@ -47,6 +49,13 @@ final class SharedReadRules implements PlaceRules {
   private int localWriters; // writers of this process waiting
   private boolean unused; // every lock object on the place closed
   private boolean retireAsked;
+  private boolean watched; // granted alone, no change heard since: its child watch is armed
+  private final Linger linger; // the deadline of a node kept with no reader (lock caching)
+
+  /** A table whose linger deadlines read {@code clock} (nanoseconds). */
+  SharedReadRules(LongSupplier clock) {
+    this.linger = new Linger(clock);
+  }
 
   @Override
   public void on(PlaceEvent event, List<PlaceStep> steps) {
@@ -65,9 +74,7 @@ final class SharedReadRules implements PlaceRules {
     } else if (event instanceof PlaceEvent.PlaceChanged changed) {
       placeChanged(changed, steps);
     } else if (event instanceof PlaceEvent.QueueChanged changed) {
-      if (changed.place() == place && phase == PlaceState.Phase.HELD && isOpen()) {
-        check(steps); // someone queued or left: a writer, perhaps (no read if closed already)
-      }
+      queueChanged(changed.place(), steps);
     } else if (event instanceof PlaceEvent.QueueChecked checked) {
       queueChecked(checked, steps);
     } else if (event instanceof PlaceEvent.LocalWriter writer) {
@@ -75,9 +82,17 @@ final class SharedReadRules implements PlaceRules {
         throw new IllegalStateException("no writer of this process waits");
       }
       localWriters += writer.waits() ? 1 : -1;
+      if (phase == PlaceState.Phase.LINGERING) {
+        giveBackAndRetake(null, steps); // the writer must not wait for a node nobody holds
+      }
       admitWaiting(steps);
+    } else if (event instanceof PlaceEvent.LingerDue due) {
+      lingerDue(due, steps);
     } else if (event instanceof PlaceEvent.Unused) {
-      unused = true; // nothing is kept: the place goes at its last release anyway
+      unused = true; // a kept node goes now; a held one at its last release
+      if (phase == PlaceState.Phase.LINGERING) {
+        giveBackAndRetake(null, steps);
+      }
     } else if (event instanceof PlaceEvent.Used) {
       unused = false;
       retireAsked = false;
@@ -93,6 +108,11 @@ final class SharedReadRules implements PlaceRules {
   // ---- readers coming and going ----
 
   private void join(Contender member, List<PlaceStep> steps) {
+    linger.joined(member.lingerNanos);
+    if (phase == PlaceState.Phase.LINGERING) {
+      phase = PlaceState.Phase.HELD; // the kept node: held again at once, a new run of joins
+      joins = 0;
+    }
     if (phase == PlaceState.Phase.HELD && isOpen()) {
       joinNow(member, steps);
       return;
@@ -165,6 +185,12 @@ final class SharedReadRules implements PlaceRules {
       steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
       return;
     }
+    if (waiting.isEmpty() && mayLinger(member)) {
+      phase = PlaceState.Phase.LINGERING; // kept while nobody else queues, until the linger ends
+      timer(linger.start(member.lingerNanos), steps);
+      steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
+      return;
+    }
     steps.add(new PlaceStep.Released(member, member.token, lost, null));
     giveBackAndRetake(release.done(), steps); // the last reader: the node goes
   }
@@ -178,6 +204,7 @@ final class SharedReadRules implements PlaceRules {
     joins = 0;
     checking = false;
     writerSeen = false;
+    linger.reset();
     steps.add(new PlaceStep.Take(place));
   }
 
@@ -209,6 +236,7 @@ final class SharedReadRules implements PlaceRules {
     owner = granted.owner();
     token = granted.token();
     atRisk = granted.atRisk();
+    watched = granted.alone();
     if (granted.lost() || waiting.isEmpty()) {
       giveBackAndRetake(null, steps); // lost on its way to us, or everyone gave up meanwhile
       return;
@@ -227,8 +255,12 @@ final class SharedReadRules implements PlaceRules {
   }
 
   private void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
-    if (changed.place() != place || phase != PlaceState.Phase.HELD) {
+    if (changed.place() != place || !isGranted()) {
       return; // news of a place given back, or of one not granted yet (its grant says)
+    }
+    if (phase == PlaceState.Phase.LINGERING && changed.state() != LockState.HELD) {
+      giveBackAndRetake(null, steps); // lost, or may be: nobody holds it, nobody needs it
+      return;
     }
     if (changed.state() == LockState.LOST) {
       String reason = "the lock's node or session was lost";
@@ -264,8 +296,57 @@ final class SharedReadRules implements PlaceRules {
       joins = 0;
     } else {
       writerSeen = true; // a writer queued (or the read failed): the place drains
+      linger.sawOthers(); // and is not kept for a while
     }
     admitWaiting(steps);
+  }
+
+  // ---- keeping the node with no reader (linger) ----
+
+  private boolean isGranted() {
+    return phase == PlaceState.Phase.HELD || phase == PlaceState.Phase.LINGERING;
+  }
+
+  /**
+   * Whether the node may be kept when {@code member}, the last reader, lets go: it asked to; the
+   * place is open; we hear the next participant queue (the granting read's child watch is armed);
+   * not at risk; some lock object on it is open; no pause after a writer was seen is under way.
+   */
+  private boolean mayLinger(Contender member) {
+    return member.lingerNanos > 0 && isOpen() && watched && !atRisk && !unused && linger.mayKeep();
+  }
+
+  private void timer(long delayNanos, List<PlaceStep> steps) {
+    if (delayNanos >= 0) {
+      steps.add(new PlaceStep.LingerTimer(place, linger.timerDue, delayNanos));
+    }
+  }
+
+  /** The child watch fired: a kept node goes (a writer may have queued); a held one reads. */
+  private void queueChanged(int changed, List<PlaceStep> steps) {
+    if (changed != place || !isGranted()) {
+      return;
+    }
+    watched = false;
+    if (phase == PlaceState.Phase.LINGERING) {
+      giveBackAndRetake(null, steps);
+    } else if (isOpen()) {
+      check(steps); // someone queued or left: a writer, perhaps (no read if closed already)
+    }
+  }
+
+  private void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps) {
+    if (due.place() != place) {
+      return; // a timer of a node given back
+    }
+    linger.fired(due.due());
+    if (phase == PlaceState.Phase.LINGERING) { // else held again: its next linger arms a timer
+      if (linger.over()) {
+        giveBackAndRetake(null, steps);
+      } else {
+        timer(linger.rearm(), steps);
+      }
+    }
   }
 
   // ---- what members hold ----

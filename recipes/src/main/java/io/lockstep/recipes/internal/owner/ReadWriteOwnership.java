@@ -31,8 +31,10 @@ public final class ReadWriteOwnership {
    * @param data the data of every lock node, or null for the client's default data
    * @param localHandoffs 0, or the bound of a lock whose readers share one node and whose writers
    *     hand off locally
+   * @param lingerNanos how long the shared read node is kept with no reader (0: not kept)
    */
-  public ReadWriteOwnership(CuratorFramework client, String path, byte[] data, int localHandoffs) {
+  public ReadWriteOwnership(
+      CuratorFramework client, String path, byte[] data, int localHandoffs, long lingerNanos) {
     this.path = path;
     this.data = data == null ? null : data.clone();
     this.write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
@@ -47,7 +49,7 @@ public final class ReadWriteOwnership {
     } else {
       LocalPlace readPlace = LocalPlace.sharedReads(readSettings, read.get(0));
       writeAttempts = writesTellingReaders(writeSettings, localHandoffs, readPlace);
-      readAttempts = sharedReads(readSettings, localHandoffs, readPlace);
+      readAttempts = sharedReads(readSettings, localHandoffs, lingerNanos, readPlace);
     }
     this.writes =
         new ThreadOwnership(
@@ -113,13 +115,13 @@ public final class ReadWriteOwnership {
    * node) is an attempt of its own.
    */
   private static AttemptFactory sharedReads(
-      LockSettings settings, int localHandoffs, LocalPlace readPlace) {
+      LockSettings settings, int localHandoffs, long lingerNanos, LocalPlace readPlace) {
     return AttemptFactory.of(
         settings,
         (slots, revocationHandler) ->
             slots.get(0).tiedTo() != null
                 ? Acquisition.start(settings, slots, null, null, null)
-                : readPlace.join(settings, localHandoffs, 0),
+                : readPlace.join(settings, localHandoffs, lingerNanos),
         readPlace::closed);
   }
 

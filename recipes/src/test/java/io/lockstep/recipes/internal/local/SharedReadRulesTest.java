@@ -25,6 +25,7 @@ class SharedReadRulesTest {
   private static final String NODE = "/lock/_c_p-__READ__0000000004";
   private static final long SESSION = 0x200;
   private static final long GRANT_TOKEN = 40;
+  private static final long LINGER = 100;
 
   /**
    * A situation of the read place, with readers a, b, d holding and c waiting where it says.
@@ -36,6 +37,7 @@ class SharedReadRulesTest {
    *   <li>WRITER_WAITS: as OPEN, then a writer of this process waits and c waits.
    *   <li>CHECKING: bound 2; a holds, b and d joined (the second join sent the read); c waits.
    *   <li>WRITER_SEEN: as CHECKING, and the read found a write node; c waits.
+   *   <li>LINGERING: a (with a linger) was granted alone and let go: the node is kept.
    * </ul>
    */
   enum Row {
@@ -44,7 +46,8 @@ class SharedReadRulesTest {
     OPEN,
     WRITER_WAITS,
     CHECKING,
-    WRITER_SEEN
+    WRITER_SEEN,
+    LINGERING
   }
 
   /** The columns: events, each aimed at the row's natural subject. */
@@ -63,23 +66,26 @@ class SharedReadRulesTest {
     CHECKED_NO_WRITER,
     CHECKED_WRITER,
     WRITER_COMES,
-    WRITER_GOES
+    WRITER_GOES,
+    LINGER_DUE
   }
 
   /**
    * Row x column -> the steps' types joined by "+" and the place's phase after them; "-" for no
    * step (phase unchanged), "!" for an IllegalStateException. RELEASE lets b go while others hold;
-   * RELEASE_LAST lets the others go first (not shown), then b.
+   * RELEASE_LAST lets the others go first (not shown), then b. LINGER_DUE fires the timer armed
+   * last once the linger has run out.
    */
   private static final String TABLE =
       """
-      row           JOIN          WITHDRAW                  RELEASE        RELEASE_LAST                    PLACE_DECIDED   PLACE_GRANTED  PLACE_GRANTED_LOST    PLACE_ENDED  PLACE_AT_RISK         PLACE_LOST                                   QUEUE_CHANGED    CHECKED_NO_WRITER  CHECKED_WRITER  WRITER_COMES  WRITER_GOES
-      NONE          Take/TAKING   -                         !              !                               -               -              -                     -            -                     -                                            -                -                  -               -             !
-      TAKING        -             WithdrawPlace+Ended/NONE  !              !                               Decided/TAKING  Grant/HELD     GiveBack+Take/TAKING  Ended/NONE   -                     -                                            -                -                  -               -             !
-      OPEN          Grant/HELD    -                         Released/HELD  Released+GiveBack/NONE          -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack/NONE                  CheckQueue/HELD  -                  -               -             !
-      WRITER_WAITS  Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack+Take/TAKING           -                -                  -               -             Grant/HELD
-      CHECKING      Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           Grant/HELD         -               -             !
-      WRITER_SEEN   Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           -                  -               -             !
+      row           JOIN          WITHDRAW                  RELEASE        RELEASE_LAST                    PLACE_DECIDED   PLACE_GRANTED  PLACE_GRANTED_LOST    PLACE_ENDED  PLACE_AT_RISK         PLACE_LOST                                   QUEUE_CHANGED    CHECKED_NO_WRITER  CHECKED_WRITER  WRITER_COMES  WRITER_GOES  LINGER_DUE
+      NONE          Take/TAKING   -                         !              !                               -               -              -                     -            -                     -                                            -                -                  -               -             !  -
+      TAKING        -             WithdrawPlace+Ended/NONE  !              !                               Decided/TAKING  Grant/HELD     GiveBack+Take/TAKING  Ended/NONE   -                     -                                            -                -                  -               -             !  -
+      OPEN          Grant/HELD    -                         Released/HELD  Released+GiveBack/NONE          -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack/NONE                  CheckQueue/HELD  -                  -               -             !  -
+      WRITER_WAITS  Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack+Take/TAKING           -                -                  -               -             Grant/HELD  -
+      CHECKING      Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           Grant/HELD         -               -             !  -
+      WRITER_SEEN   Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           -                  -               -             !  -
+      LINGERING     Grant/HELD    -                         Complete/LINGERING  Complete/LINGERING     -               -              -                     -            GiveBack/NONE         GiveBack/NONE                                GiveBack/NONE    -                  -               GiveBack/NONE  !             GiveBack/NONE
       """;
 
   static Stream<Arguments> cells() {
@@ -110,7 +116,9 @@ class SharedReadRulesTest {
 
   /** A read place in one of the rows' situations, and the events of the columns. */
   private static final class Fixture {
-    final PlaceState state = PlaceState.sharedReads();
+    long now = 1_000;
+    final PlaceState state = PlaceState.sharedReads(() -> now);
+    long due; // the linger timer armed last
     Contender a;
     Contender b;
     Contender d;
@@ -135,6 +143,13 @@ class SharedReadRulesTest {
             state.on(new PlaceEvent.LocalWriter(true));
             c = join(8);
           }
+        }
+        case LINGERING -> {
+          a = new Contender(8, LINGER, null);
+          state.on(new PlaceEvent.Join(a));
+          state.on(grantedEvent(state.currentPlace(), false, true));
+          due = timerOf(release(a));
+          b = a;
         }
         case CHECKING, WRITER_SEEN -> {
           a = join(2);
@@ -175,6 +190,10 @@ class SharedReadRulesTest {
         case CHECKED_WRITER -> state.on(new PlaceEvent.QueueChecked(place, false, false));
         case WRITER_COMES -> state.on(new PlaceEvent.LocalWriter(true));
         case WRITER_GOES -> state.on(new PlaceEvent.LocalWriter(false));
+        case LINGER_DUE -> {
+          now += LINGER;
+          yield state.on(new PlaceEvent.LingerDue(place, due));
+        }
       };
     }
 
@@ -188,13 +207,30 @@ class SharedReadRulesTest {
       state.on(grantedEvent(state.currentPlace(), false));
     }
 
+    Contender joinLingering() {
+      Contender member = new Contender(8, LINGER, null);
+      state.on(new PlaceEvent.Join(member));
+      return member;
+    }
+
     List<PlaceStep> release(Contender member) {
       return state.on(new PlaceEvent.Release(member, state.currentPlace(), false, null));
     }
   }
 
   private static PlaceEvent.PlaceGranted grantedEvent(int place, boolean lost) {
-    return new PlaceEvent.PlaceGranted(place, NODE, SESSION, GRANT_TOKEN, false, false, lost);
+    return grantedEvent(place, lost, false);
+  }
+
+  private static PlaceEvent.PlaceGranted grantedEvent(int place, boolean lost, boolean alone) {
+    return new PlaceEvent.PlaceGranted(place, NODE, SESSION, GRANT_TOKEN, false, alone, lost);
+  }
+
+  private static long timerOf(List<PlaceStep> steps) {
+    return all(steps, PlaceStep.LingerTimer.class).stream()
+        .mapToLong(PlaceStep.LingerTimer::due)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no timer in " + steps));
   }
 
   private static <T extends PlaceStep> List<T> all(List<PlaceStep> steps, Class<T> type) {
@@ -304,5 +340,44 @@ class SharedReadRulesTest {
     assertThat(place.state.isRetirable()).isTrue();
     assertThat(place.state.on(new PlaceEvent.Used())).isEmpty();
     assertThat(place.state.isRetirable()).isFalse();
+  }
+
+  // ---- keeping the node with no reader (linger) ----
+
+  @Test
+  void aKeptNode_isJoinedAtOnce_andATimerThatFiresEarly_isArmedAgainForWhatIsLeft() {
+    Fixture place = new Fixture(Row.LINGERING);
+    Contender next = place.joinLingering();
+    assertThat(place.state.phaseOf(next)).isEqualTo(Phase.HELD);
+    assertThat(place.state.heldBy(next).token()).as("a join: its token is its own node's").isZero();
+    place.now += 40;
+    assertThat(all(place.release(next), PlaceStep.LingerTimer.class))
+        .as("the timer out comes before the new deadline: none armed")
+        .isEmpty();
+    place.now = place.due; // the first timer fires; the linger has 40 ns left
+    List<PlaceStep> early = place.state.on(new PlaceEvent.LingerDue(1, place.due));
+    assertThat(all(early, PlaceStep.LingerTimer.class))
+        .singleElement()
+        .satisfies(timer -> assertThat(timer.delayNanos()).isEqualTo(40));
+    assertThat(place.state.placePhase()).isEqualTo(PlaceState.Phase.LINGERING);
+  }
+
+  @Test
+  void aNodeGrantedNotAlone_orAfterAWriterWasSeen_isNotKept() {
+    Fixture behind = new Fixture(Row.NONE);
+    Contender a = behind.joinLingering();
+    behind.granted(); // not alone: no child watch tells of the next participant
+    assertThat(behind.release(a).stream().map(step -> step.getClass().getSimpleName()))
+        .containsExactly("Released", "GiveBack");
+
+    Fixture seen = new Fixture(Row.NONE);
+    Contender b = seen.joinLingering();
+    seen.state.on(grantedEvent(1, false, true));
+    Contender c = seen.joinLingering();
+    seen.state.on(new PlaceEvent.QueueChanged(1));
+    seen.state.on(new PlaceEvent.QueueChecked(1, false, false)); // a writer
+    seen.release(b);
+    assertThat(seen.release(c).stream().map(step -> step.getClass().getSimpleName()))
+        .containsExactly("Released", "GiveBack");
   }
 }
