@@ -66,7 +66,8 @@ import java.util.Objects;
  * the other readers do. It costs a create and a read, and a delete at the release. A downgrade ties
  * a read node of its own to the write node, and the write node then goes back through ZooKeeper at
  * the writer's release instead of passing to the next local writer, who queues behind the
- * downgraded reader.
+ * downgraded reader. With {@code linger}, the read node is kept with no reader as a mutex's place
+ * is (below), and also goes back as soon as a writer of this process waits.
  *
  * <p><b>Linger (lock caching).</b> A lock built with {@code linger(d)} keeps the process's place
  * for up to {@code d} after the last local release, with no local contender waiting, while no other
