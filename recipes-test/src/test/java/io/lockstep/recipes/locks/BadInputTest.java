@@ -54,6 +54,21 @@ class BadInputTest {
                     NullPointerException.class,
                     "executor"),
                 bad(
+                    "ReadWriteMutex.Builder.localHandoff(0)",
+                    (c, p) -> ReadWriteMutex.builder(c, p).localHandoff(0),
+                    IllegalArgumentException.class,
+                    "maxInARow"),
+                bad(
+                    "ReadWriteMutex.Builder.linger(ZERO)",
+                    (c, p) -> ReadWriteMutex.builder(c, p).linger(java.time.Duration.ZERO),
+                    IllegalArgumentException.class,
+                    "linger"),
+                bad(
+                    "ReadWriteMutex.Builder.linger(null)",
+                    (c, p) -> ReadWriteMutex.builder(c, p).linger(null),
+                    NullPointerException.class,
+                    "linger"),
+                bad(
                     "LockDecision.watch(null)",
                     (c, p) -> LockDecision.watch(null),
                     NullPointerException.class,
