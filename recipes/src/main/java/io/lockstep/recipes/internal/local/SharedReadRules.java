@@ -82,7 +82,7 @@ final class SharedReadRules implements PlaceRules {
         throw new IllegalStateException("no writer of this process waits");
       }
       localWriters += writer.waits() ? 1 : -1;
-      if (writer.waits() && isGranted() && holders.isEmpty()) {
+      if (phase == PlaceState.Phase.LINGERING) {
         giveBackAndRetake(null, steps); // the writer must not wait for a node nobody holds
       }
       admitWaiting(steps);
@@ -182,11 +182,6 @@ final class SharedReadRules implements PlaceRules {
     }
     if (!holders.remove(member) || !holders.isEmpty()) {
       // lost, and the place let go already; or other readers still hold it
-      steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
-      return;
-    }
-    if (checking && !writerSeen && localWriters == 0 && !release.placeLost()) {
-      // the read at the bound is out: its answer decides, an instant later, whether the node goes
       steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
       return;
     }
@@ -304,9 +299,6 @@ final class SharedReadRules implements PlaceRules {
       linger.sawOthers(); // and is not kept for a while
     }
     admitWaiting(steps);
-    if (holders.isEmpty()) {
-      giveBackAndRetake(null, steps); // every reader let go while the read was out
-    }
   }
 
   // ---- keeping the node with no reader (linger) ----

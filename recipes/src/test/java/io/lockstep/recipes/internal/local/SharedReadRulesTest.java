@@ -83,7 +83,7 @@ class SharedReadRulesTest {
       TAKING        -             WithdrawPlace+Ended/NONE  !              !                               Decided/TAKING  Grant/HELD     GiveBack+Take/TAKING  Ended/NONE   -                     -                                            -                -                  -               -             !  -
       OPEN          Grant/HELD    -                         Released/HELD  Released+GiveBack/NONE          -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack/NONE                  CheckQueue/HELD  -                  -               -             !  -
       WRITER_WAITS  Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack+Take/TAKING           -                -                  -               -             Grant/HELD  -
-      CHECKING      Decided/HELD  Ended/HELD                Released/HELD  Released/HELD                   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           Grant/HELD         -               -             !  -
+      CHECKING      Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           Grant/HELD         -               -             !  -
       WRITER_SEEN   Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           -                  -               -             !  -
       LINGERING     Grant/HELD    -                         Complete/LINGERING  Complete/LINGERING     -               -              -                     -            GiveBack/NONE         GiveBack/NONE                                GiveBack/NONE    -                  -               GiveBack/NONE  !             GiveBack/NONE
       """;
@@ -379,44 +379,5 @@ class SharedReadRulesTest {
     seen.release(b);
     assertThat(seen.release(c).stream().map(step -> step.getClass().getSimpleName()))
         .containsExactly("Released", "GiveBack");
-  }
-
-  // ---- a node whose readers all let go while the read at the bound is out ----
-
-  @Test
-  void theLastReaderLettingGoWhileTheReadIsOut_leavesTheNode_andTheAnswerLetsTheWaiterJoinIt() {
-    Fixture place = new Fixture(Row.CHECKING);
-    place.release(place.a);
-    place.release(place.d);
-    assertThat(place.release(place.b))
-        .as("the answer decides")
-        .hasOnlyElementsOfType(PlaceStep.Released.class);
-    assertThat(
-            all(place.state.on(new PlaceEvent.QueueChecked(1, true, false)), PlaceStep.Grant.class))
-        .extracting(PlaceStep.Grant::member)
-        .containsExactly(place.c);
-    assertThat(place.state.placePhase()).isEqualTo(PlaceState.Phase.HELD);
-  }
-
-  @Test
-  void aNodeNobodyHoldsWhileTheReadIsOut_goesBack_whenTheAnswerFindsAWriter_orALocalWriterComes() {
-    Fixture found = new Fixture(Row.CHECKING);
-    found.release(found.a);
-    found.release(found.d);
-    found.release(found.b);
-    assertThat(
-            found.state.on(new PlaceEvent.QueueChecked(1, false, false)).stream()
-                .map(step -> step.getClass().getSimpleName()))
-        .containsExactly("GiveBack", "Take");
-
-    Fixture local = new Fixture(Row.CHECKING);
-    local.release(local.a);
-    local.release(local.d);
-    local.release(local.b);
-    assertThat(
-            local.state.on(new PlaceEvent.LocalWriter(true)).stream()
-                .map(step -> step.getClass().getSimpleName()))
-        .as("the writer does not wait for the answer")
-        .containsExactly("GiveBack", "Take");
   }
 }
