@@ -29,6 +29,14 @@ enum RootedLock {
       (client, name) -> new ReadWriteMutex(client, name).writeLock(),
       name -> List.of(name)),
   WRITE_LOCK((client, name) -> new ReadWriteMutex(client, name).writeLock(), name -> List.of(name)),
+  /** Readers of one client sharing one read node (read sharing). */
+  READ_LOCK_SHARED(
+      (client, name) -> ReadWriteMutex.builder(client, name).localHandoff(2).build().readLock(),
+      (client, name) -> new ReadWriteMutex(client, name).writeLock(),
+      name -> List.of(name)),
+  WRITE_LOCK_LOCAL_HANDOFF(
+      (client, name) -> ReadWriteMutex.builder(client, name).localHandoff(2).build().writeLock(),
+      name -> List.of(name)),
   /** A mutex and a write lock, on paths whose directories and parents differ. */
   MULTI_MUTEX(
       (client, name) ->
