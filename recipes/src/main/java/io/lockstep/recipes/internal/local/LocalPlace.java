@@ -178,9 +178,12 @@ public final class LocalPlace {
     return settings;
   }
 
-  /** A writer of this process starts or stops waiting: readers do not join while one waits. */
-  public void localWriter(boolean waits) {
-    on(new PlaceEvent.LocalWriter(waits));
+  /**
+   * A writer of this process starts or stops waiting ({@code granted}, or not): readers do not join
+   * while one waits.
+   */
+  public void localWriter(boolean waits, boolean granted) {
+    on(new PlaceEvent.LocalWriter(waits, granted));
   }
 
   /**

@@ -80,8 +80,9 @@ sealed interface PlaceEvent {
   record YieldAtRelease(Contender member) implements PlaceEvent {}
 
   /**
-   * A writer of this process starts ({@code waits}) or stops waiting: readers of a shared read
-   * place do not join it while one waits.
+   * A writer of this process starts ({@code waits}) or stops waiting, {@code granted} or not:
+   * readers of a shared read place do not join it while one waits, and a writer granted while the
+   * place holds means the place's node is gone (the writer queued behind it).
    */
-  record LocalWriter(boolean waits) implements PlaceEvent {}
+  record LocalWriter(boolean waits, boolean granted) implements PlaceEvent {}
 }

@@ -82,6 +82,10 @@ final class SharedReadRules implements PlaceRules {
         throw new IllegalStateException("no writer of this process waits");
       }
       localWriters += writer.waits() ? 1 : -1;
+      if (writer.granted() && isGranted()) {
+        // the writer queued behind our node and holds: the node is gone, its LOST on the way
+        lose("the read node is gone: a writer of this process was granted behind it", steps);
+      }
       if (phase == PlaceState.Phase.LINGERING) {
         giveBackAndRetake(null, steps); // the writer must not wait for a node nobody holds
       }
@@ -263,14 +267,7 @@ final class SharedReadRules implements PlaceRules {
       return;
     }
     if (changed.state() == LockState.LOST) {
-      String reason = "the lock's node or session was lost";
-      for (Contender holder : holders) {
-        if (holder.tenure.lose(reason)) {
-          steps.add(new PlaceStep.Notify(holder, LockState.LOST, holder.token, reason));
-        }
-      }
-      holders.clear();
-      giveBackAndRetake(null, steps); // readers waiting take a new place
+      lose("the lock's node or session was lost", steps);
       return;
     }
     atRisk = changed.state() == LockState.AT_RISK;
@@ -279,6 +276,17 @@ final class SharedReadRules implements PlaceRules {
         steps.add(new PlaceStep.Notify(holder, changed.state(), holder.token, null));
       }
     }
+  }
+
+  /** The place is lost: every holder hears it, and readers waiting take a new place. */
+  private void lose(String reason, List<PlaceStep> steps) {
+    for (Contender holder : holders) {
+      if (holder.tenure.lose(reason)) {
+        steps.add(new PlaceStep.Notify(holder, LockState.LOST, holder.token, reason));
+      }
+    }
+    holders.clear();
+    giveBackAndRetake(null, steps);
   }
 
   private void check(List<PlaceStep> steps) {

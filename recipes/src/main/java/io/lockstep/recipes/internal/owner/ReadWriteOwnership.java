@@ -96,15 +96,16 @@ public final class ReadWriteOwnership {
     return AttemptFactory.of(
         settings,
         (slots, revocationHandler) -> {
-          readPlace.localWriter(true);
+          readPlace.localWriter(true, false);
           Attempt attempt;
           try {
             attempt = places.start(slots, revocationHandler);
           } catch (RuntimeException e) {
-            readPlace.localWriter(false);
+            readPlace.localWriter(false, false);
             throw e;
           }
-          Callbacks.when(attempt.grantedFuture(), (v, f) -> readPlace.localWriter(false));
+          Callbacks.when(
+              attempt.grantedFuture(), (v, f) -> readPlace.localWriter(false, f == null));
           return attempt;
         },
         places::close);

@@ -140,7 +140,7 @@ class SharedReadRulesTest {
           granted();
           b = join(8);
           if (row == Row.WRITER_WAITS) {
-            state.on(new PlaceEvent.LocalWriter(true));
+            state.on(new PlaceEvent.LocalWriter(true, false));
             c = join(8);
           }
         }
@@ -188,8 +188,8 @@ class SharedReadRulesTest {
         case QUEUE_CHANGED -> state.on(new PlaceEvent.QueueChanged(place));
         case CHECKED_NO_WRITER -> state.on(new PlaceEvent.QueueChecked(place, true, false));
         case CHECKED_WRITER -> state.on(new PlaceEvent.QueueChecked(place, false, false));
-        case WRITER_COMES -> state.on(new PlaceEvent.LocalWriter(true));
-        case WRITER_GOES -> state.on(new PlaceEvent.LocalWriter(false));
+        case WRITER_COMES -> state.on(new PlaceEvent.LocalWriter(true, false));
+        case WRITER_GOES -> state.on(new PlaceEvent.LocalWriter(false, false));
         case LINGER_DUE -> {
           now += LINGER;
           yield state.on(new PlaceEvent.LingerDue(place, due));
@@ -307,7 +307,7 @@ class SharedReadRulesTest {
   void aLocalWriterThatGivesUp_opensThePlaceAgain_toTheReadersThatWaited() {
     Fixture place = new Fixture(Row.WRITER_WAITS);
     Contender second = place.join(8);
-    List<PlaceStep> steps = place.state.on(new PlaceEvent.LocalWriter(false));
+    List<PlaceStep> steps = place.state.on(new PlaceEvent.LocalWriter(false, false));
     assertThat(all(steps, PlaceStep.Grant.class))
         .extracting(PlaceStep.Grant::member)
         .containsExactly(place.c, second);
@@ -379,5 +379,16 @@ class SharedReadRulesTest {
     seen.release(b);
     assertThat(seen.release(c).stream().map(step -> step.getClass().getSimpleName()))
         .containsExactly("Released", "GiveBack");
+  }
+
+  @Test
+  void aLocalWriterGrantedWhileThePlaceHolds_meansItsNodeIsGone_soItsReadersAreLost_notJoined() {
+    Fixture place = new Fixture(Row.WRITER_WAITS);
+    List<PlaceStep> steps = place.state.on(new PlaceEvent.LocalWriter(false, true));
+    assertThat(steps.stream().map(step -> step.getClass().getSimpleName()))
+        .as("both holders lose; the waiter takes a new place, behind the writer")
+        .containsExactly("Notify", "Notify", "GiveBack", "Take");
+    assertThat(place.state.phaseOf(place.a)).isEqualTo(Phase.LOST);
+    assertThat(place.state.phaseOf(place.c)).isEqualTo(Phase.WAITING);
   }
 }
