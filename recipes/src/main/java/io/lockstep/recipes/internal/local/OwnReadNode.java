@@ -6,6 +6,7 @@ import io.lockstep.recipes.locks.AcquireOutcome;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * A shared read hold's node of its own: a read node tied to the place's node (created in one
@@ -13,48 +14,66 @@ import java.util.concurrent.atomic.AtomicReference;
  * granted at once), made when the hold first asks for a token it does not have or for ownership
  * checks. Its token is greater than every token handed out before it was granted, and its checks
  * commit only while it exists: until the hold lets go, whatever its sibling readers do.
- * Thread-safe.
+ *
+ * <p>Once the hold lets go ({@link #release}) no node is started any more: an ask racing the
+ * release from another thread of the hold gets none, so no node outlives its hold. Thread-safe.
+ *
+ * @param <N> the node's attempt ({@code Acquisition} in the engine)
  */
-final class OwnReadNode {
-  private final LocalPlace place;
-  private final AtomicReference<Acquisition> attempt = new AtomicReference<>();
+final class OwnReadNode<N> {
+  private static final Object RELEASED = new Object();
 
-  OwnReadNode(LocalPlace place) {
-    this.place = place;
+  private final Function<String, N> start; // starts the node's attempt on the place's node
+  private final Function<N, CompletableFuture<Void>> giveUp; // deletes it, or withdraws it
+  private final AtomicReference<Object> node = new AtomicReference<>(); // null, an N, or RELEASED
+
+  OwnReadNode(Function<String, N> start, Function<N, CompletableFuture<Void>> giveUp) {
+    this.start = start;
+    this.giveUp = giveUp;
+  }
+
+  /** The own node of a hold of {@code place}: an attempt on a slot tied to the place's node. */
+  static OwnReadNode<Acquisition> of(LocalPlace place) {
+    return new OwnReadNode<>(
+        placeNode ->
+            Acquisition.start(
+                place.placeSettings(), List.of(place.ownSlot(placeNode)), null, null, null),
+        started ->
+            started.withdraw(AcquireOutcome.WITHDRAWN) == Attempt.Outcome.GRANTED
+                ? started.releaseAsync()
+                : started.cleanedUp());
   }
 
   /**
    * The node's attempt, started now if it has none yet (on {@code placeNode}); the caller waits for
    * its grant.
+   *
+   * @return the attempt, or null if the hold let go already
    */
-  Acquisition start(String placeNode) {
-    Acquisition started = attempt.get();
-    if (started != null) {
-      return started;
+  @SuppressWarnings("unchecked")
+  N start(String placeNode) {
+    Object current = node.get();
+    if (current == null) {
+      N fresh = start.apply(placeNode);
+      if (node.compareAndSet(null, fresh)) {
+        return fresh;
+      }
+      var unused = giveUp.apply(fresh); // another thread started one first, or let go
+      current = node.get();
     }
-    Acquisition fresh =
-        Acquisition.start(
-            place.placeSettings(), List.of(place.ownSlot(placeNode)), null, null, null);
-    if (attempt.compareAndSet(null, fresh)) {
-      return fresh;
-    }
-    var unused = giveUp(fresh); // another thread of the hold started one first
-    return attempt.get();
+    return current == RELEASED ? null : (N) current;
   }
 
   /**
-   * The hold lets go: the node is deleted (or its attempt withdrawn).
+   * The hold lets go: the node is deleted (or its attempt withdrawn), and none is started after.
    *
    * @return completes once its delete is done; at once if there was no node
    */
+  @SuppressWarnings("unchecked")
   CompletableFuture<Void> release() {
-    Acquisition started = attempt.getAndSet(null);
-    return started == null ? CompletableFuture.completedFuture(null) : giveUp(started);
-  }
-
-  private static CompletableFuture<Void> giveUp(Acquisition started) {
-    return started.withdraw(AcquireOutcome.WITHDRAWN) == Attempt.Outcome.GRANTED
-        ? started.releaseAsync()
-        : started.cleanedUp();
+    Object started = node.getAndSet(RELEASED);
+    return started == null || started == RELEASED
+        ? CompletableFuture.completedFuture(null)
+        : giveUp.apply((N) started);
   }
 }

@@ -36,14 +36,15 @@ final class PlaceMember implements Attempt {
   private final LockSettings settings;
   private final Lifecycle lifecycle;
   private final Contender record;
-  private final OwnReadNode own; // a shared read place's member: its token and checks; else null
+  private final OwnReadNode<Acquisition>
+      own; // a shared read place's member: its token and checks; else null
 
   PlaceMember(LocalPlace place, LockSettings settings, int maxInARow, long lingerNanos) {
     this.place = place;
     this.settings = settings;
     this.lifecycle = new Lifecycle(settings);
     this.record = new Contender(maxInARow, lingerNanos, lifecycle);
-    this.own = place.isSharedReads() ? new OwnReadNode(place) : null;
+    this.own = place.isSharedReads() ? OwnReadNode.of(place) : null;
   }
 
   LocalPlace place() {
@@ -173,6 +174,10 @@ final class PlaceMember implements Attempt {
   /** A shared read's own node, made now if it has none: waits for its grant, as for a fence. */
   private Acquisition ownNode(PlaceState.Held held) {
     Acquisition node = own.start(held.node());
+    if (node == null) { // let go by another thread of the hold since holding() looked
+      checkNotLost();
+      throw new IllegalStateException("This hold of lock " + settings.description() + " ended");
+    }
     awaitFence(node.grantedFuture());
     return node;
   }

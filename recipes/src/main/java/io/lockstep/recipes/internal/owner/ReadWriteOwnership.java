@@ -93,22 +93,31 @@ public final class ReadWriteOwnership {
   private AttemptFactory writesTellingReaders(
       LockSettings settings, int localHandoffs, LocalPlace readPlace) {
     AttemptFactory places = LocalPlace.attempts(settings, write.get(0), localHandoffs, 0);
-    return AttemptFactory.of(
-        settings,
-        (slots, revocationHandler) -> {
-          readPlace.localWriter(true, false);
-          Attempt attempt;
-          try {
-            attempt = places.start(slots, revocationHandler);
-          } catch (RuntimeException e) {
-            readPlace.localWriter(false, false);
-            throw e;
-          }
-          Callbacks.when(
-              attempt.grantedFuture(), (v, f) -> readPlace.localWriter(false, f == null));
-          return attempt;
-        },
-        places::close);
+    return new AttemptFactory() { // the places' own factory tracks the attempts for close
+      @Override
+      public Attempt start(List<Slot> slots, Runnable revocationHandler) {
+        readPlace.localWriter(true, false);
+        Attempt attempt;
+        try {
+          attempt = places.start(slots, revocationHandler);
+        } catch (RuntimeException e) {
+          readPlace.localWriter(false, false);
+          throw e;
+        }
+        Callbacks.when(attempt.grantedFuture(), (v, f) -> readPlace.localWriter(false, f == null));
+        return attempt;
+      }
+
+      @Override
+      public LockSettings settings() {
+        return places.settings();
+      }
+
+      @Override
+      public void close() {
+        places.close();
+      }
+    };
   }
 
   /**
