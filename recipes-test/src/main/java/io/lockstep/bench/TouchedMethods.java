@@ -51,6 +51,8 @@ import org.apache.zookeeper.ZooKeeper;
  * java -cp "recipes-test/target/classes:$(cat recipes-test/target/classpath.txt)" \
  *     io.lockstep.bench.TouchedMethods [MUTEX|NON_REENTRANT_MUTEX|READ|WRITE]
  * </pre>
+ *
+ * <p>With {@code -Dtouched.list=true} before the class name it also prints each method counted.
  */
 public final class TouchedMethods {
   private static final String HEADER = "# Method::print_touched_methods";
@@ -224,6 +226,9 @@ public final class TouchedMethods {
       int nested = type.indexOf('$');
       String topLevel = nested < 0 ? type : type.substring(0, nested);
       byClass.merge(topLevel.substring(topLevel.lastIndexOf('/') + 1), 1, Integer::sum);
+    }
+    if (Boolean.getBoolean("touched.list")) {
+      methods.stream().filter(ofOwner).forEach(method -> System.out.println("    " + method));
     }
     int total = byClass.values().stream().mapToInt(Integer::intValue).sum();
     System.out.println(owner + ": " + byClass.size() + " classes, " + total + " methods");
