@@ -7,8 +7,13 @@ package io.lockstep.recipes.boot;
  * reached an {@link IllegalStateException}, as before.
  */
 interface LockstepStartupFailure {
+  /** What went wrong, as the exception's message says it. */
+  String getMessage();
+
   /** What went wrong, for the report's description. */
-  String description();
+  default String description() {
+    return "Lockstep could not start: " + getMessage() + ".";
+  }
 
   /** What to do, for the report's action. */
   String action();
@@ -24,11 +29,6 @@ interface LockstepStartupFailure {
     BadPropertyException(String property, String message) {
       super(message);
       this.property = property;
-    }
-
-    @Override
-    public String description() {
-      return "Lockstep could not start: " + getMessage();
     }
 
     @Override
@@ -50,11 +50,6 @@ interface LockstepStartupFailure {
     NotReachedException(String connectString, String message) {
       super(message);
       this.connectString = connectString;
-    }
-
-    @Override
-    public String description() {
-      return "Lockstep could not start: " + getMessage() + ".";
     }
 
     @Override

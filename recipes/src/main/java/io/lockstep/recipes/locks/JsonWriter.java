@@ -1,12 +1,11 @@
 package io.lockstep.recipes.locks;
 
-import java.util.Locale;
+import io.lockstep.recipes.internal.engine.Json;
 
 /**
  * Writes JSON by hand, for the inspector command (the core has no JSON library): objects, arrays,
- * strings, numbers and null, with the commas between them. Strings come out as ASCII: quotes,
- * backslashes, control characters and every character beyond ASCII are escaped (a backslash, {@code
- * u} and four hex digits), so the output is valid JSON in any encoding, lone surrogates too.
+ * strings, numbers and null, with the commas between them. Strings come out as ASCII ({@link
+ * Json#quote}), so the output is valid JSON in any encoding.
  */
 final class JsonWriter {
   private final StringBuilder out = new StringBuilder();
@@ -81,24 +80,6 @@ final class JsonWriter {
   }
 
   private void quote(String text) {
-    out.append('"');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20 || c > 0x7e) {
-            out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
+    Json.quote(out, text);
   }
 }

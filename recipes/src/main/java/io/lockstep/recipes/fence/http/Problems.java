@@ -1,6 +1,7 @@
 package io.lockstep.recipes.fence.http;
 
 import io.lockstep.recipes.fence.StaleFencingTokenException;
+import io.lockstep.recipes.internal.engine.Json;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -86,24 +87,6 @@ final class Problems {
 
   /** A JSON string. */
   static String string(String text) {
-    StringBuilder json = new StringBuilder(text.length() + 2).append('"');
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '"' -> json.append("\\\"");
-        case '\\' -> json.append("\\\\");
-        case '\n' -> json.append("\\n");
-        case '\r' -> json.append("\\r");
-        case '\t' -> json.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            json.append(String.format("\\u%04x", (int) c));
-          } else {
-            json.append(c);
-          }
-        }
-      }
-    }
-    return json.append('"').toString();
+    return Json.quote(new StringBuilder(text.length() + 2), text).toString();
   }
 }

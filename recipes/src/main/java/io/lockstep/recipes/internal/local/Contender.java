@@ -87,6 +87,26 @@ public final class Contender {
     return true;
   }
 
+  /**
+   * The start of {@code release}, in either table: its member's tenure ends, and the step that
+   * announces it is returned, with the loss to report if the hold was lost and the release's future
+   * to complete. Null if it was released before: a step that only completes the future is added.
+   *
+   * @throws IllegalStateException if the member was never granted
+   */
+  static PlaceStep.Released release(PlaceEvent.Release release, List<PlaceStep> steps) {
+    Contender member = release.member();
+    if (member.tenure == null) {
+      throw new IllegalStateException("release of an attempt never granted: " + member.phase);
+    }
+    String lost = member.tenure.lostBeforeRelease();
+    if (!member.tenure.release()) {
+      steps.add(new PlaceStep.Complete(release.done()));
+      return null;
+    }
+    return new PlaceStep.Released(member, member.token, lost, release.done());
+  }
+
   /** {@code member}'s first try has its verdict (it waits behind someone), if it had none. */
   static void decide(Contender member, List<PlaceStep> steps) {
     if (!member.decided) {

@@ -1,5 +1,6 @@
 package io.lockstep.recipes.internal.local;
 
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -21,9 +22,9 @@ final class Linger {
   /** The longest pause is the linger times 2 to this power. */
   static final int MAX_DOUBLINGS = 6;
 
-  long until; // LINGERING: when the place goes back, on the place's clock
-  long timerDue; // when the timer armed last fires, on the place's clock
-  boolean timerOut; // the timer armed last has not fired yet
+  private long until; // LINGERING: when the place goes back, on the place's clock
+  private long timerDue; // when the timer armed last fires, on the place's clock
+  private boolean timerOut; // the timer armed last has not fired yet
   private final LongSupplier clock; // nanoseconds: the place's clock
   private long unit; // the linger of the member that joined last with one: the pause's unit
   private boolean seen; // another participant was seen once at least
@@ -73,37 +74,47 @@ final class Linger {
   }
 
   /**
-   * The place lingers from now for {@code lingerNanos}.
-   *
-   * @return the delay of a timer to arm, or -1 if the timer armed already comes in time
+   * The place named {@code place} lingers from now for {@code lingerNanos}: a timer is armed for
+   * its end, unless the one armed already comes in time.
    */
-  long start(long lingerNanos) {
+  void start(int place, long lingerNanos, List<PlaceStep> steps) {
     long now = clock.getAsLong();
     until = now + lingerNanos;
-    return timerOut && timerDue - until <= 0 ? -1 : arm(now, lingerNanos);
-  }
-
-  /** A timer armed for {@code due} fired (an earlier one may fire after a later was armed). */
-  void fired(long due) {
-    if (due == timerDue) {
-      timerOut = false;
+    if (!timerOut || timerDue - until > 0) {
+      arm(place, now, lingerNanos, steps);
     }
   }
 
-  /** Whether the linger has run out. */
-  boolean over() {
-    return clock.getAsLong() - until >= 0;
-  }
-
-  /** The delay of a timer for what is left of the linger, or -1 if one is out. */
-  long rearm() {
+  /**
+   * The timer of {@code due} fired (an earlier one may fire after a later was armed) while the
+   * place named {@code place} lingers or not: whether it must go back now, lingering and its linger
+   * run out. One kept again since the timer was armed has a timer armed for the rest, unless one is
+   * out; one held again arms its timer at its next linger; a timer of a place given back finds
+   * nothing to do.
+   */
+  boolean runsOut(PlaceEvent.LingerDue due, int place, boolean lingering, List<PlaceStep> steps) {
+    if (due.place() != place) {
+      return false; // a timer of a place given back
+    }
+    if (due.due() == timerDue) {
+      timerOut = false;
+    }
+    if (!lingering) {
+      return false;
+    }
     long now = clock.getAsLong();
-    return timerOut ? -1 : arm(now, until - now);
+    if (now - until >= 0) {
+      return true;
+    }
+    if (!timerOut) {
+      arm(place, now, until - now, steps);
+    }
+    return false;
   }
 
-  private long arm(long now, long delayNanos) {
+  private void arm(int place, long now, long delayNanos, List<PlaceStep> steps) {
     timerOut = true;
     timerDue = now + delayNanos;
-    return delayNanos;
+    steps.add(new PlaceStep.LingerTimer(place, timerDue, delayNanos));
   }
 }

@@ -77,15 +77,11 @@ final class PlaceMachine {
   }
 
   void release(PlaceEvent.Release release, List<PlaceStep> steps) {
+    PlaceStep.Released released = Contender.release(release, steps);
+    if (released == null) {
+      return; // released before
+    }
     Contender member = release.member();
-    if (member.tenure == null) {
-      throw new IllegalStateException("release of an attempt never granted: " + member.phase);
-    }
-    String lost = member.tenure.lostBeforeRelease();
-    if (!member.tenure.release()) {
-      steps.add(new PlaceStep.Complete(release.done())); // released before
-      return;
-    }
     if (member.fencePending) {
       PlaceFencing.refuse(
           member,
@@ -93,22 +89,21 @@ final class PlaceMachine {
           steps); // another thread's ask cannot be served now
     }
     if (holder != member) {
-      steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
+      steps.add(released);
       return; // lost, and the place let go already
     }
     holder = null;
     bound.lastMax = member.maxInARow;
     boolean placeLost = release.placeLost() && release.place() == place;
-    CompletableFuture<Void> done = release.done();
     if (!placeLost && waiting.isEmpty() && !member.yields && mayLinger(member)) {
       phase = PlaceState.Phase.LINGERING;
-      timer(linger.start(member.lingerNanos), steps);
-      steps.add(new PlaceStep.Released(member, member.token, lost, done));
+      linger.start(place, member.lingerNanos, steps);
+      steps.add(released);
       return;
     }
     if (placeLost || waiting.isEmpty() || member.yields || bound.mustGiveBack(member.maxInARow)) {
-      steps.add(new PlaceStep.Released(member, member.token, lost, null));
-      giveBackAndRetake(done, steps);
+      steps.add(released.doneByGiveBack());
+      giveBackAndRetake(release.done(), steps);
       return;
     }
     if (bound.reached(member.maxInARow) && !bound.checking) {
@@ -118,7 +113,7 @@ final class PlaceMachine {
       write(false, steps); // the checks handed out must fail before anyone else holds
     }
     resume(false, steps); // the next holder is told first: the handoff's path is the short one
-    steps.add(new PlaceStep.Released(member, member.token, lost, done));
+    steps.add(released);
   }
 
   // ---- the place's attempt ----
@@ -305,12 +300,6 @@ final class PlaceMachine {
     linger.sawOthers();
   }
 
-  private void timer(long delayNanos, List<PlaceStep> steps) {
-    if (delayNanos >= 0) {
-      steps.add(new PlaceStep.LingerTimer(place, linger.timerDue, delayNanos));
-    }
-  }
-
   /**
    * A member joins the kept place: it holds at once, in memory, and a new run of handoffs begins
    * (no local waiter was passed over). After a hold that took checks, the node is written first, as
@@ -338,16 +327,8 @@ final class PlaceMachine {
   }
 
   void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps) {
-    if (due.place() != place) {
-      return; // a timer of a place given back
-    }
-    linger.fired(due.due());
-    if (phase == PlaceState.Phase.LINGERING) { // else held again: its next linger arms a timer
-      if (linger.over()) {
-        giveBack(null, steps);
-      } else {
-        timer(linger.rearm(), steps); // held and kept again since this timer was armed
-      }
+    if (linger.runsOut(due, place, phase == PlaceState.Phase.LINGERING, steps)) {
+      giveBack(null, steps);
     }
   }
 

@@ -61,7 +61,12 @@ sealed interface PlaceStep {
 
   /** {@code member} let go: announce RELEASED; complete {@code done} unless a give-back does. */
   record Released(Contender member, long token, String lostReason, CompletableFuture<Void> done)
-      implements PlaceStep {}
+      implements PlaceStep {
+    /** The same announcement, its {@code done} left to the give-back that follows. */
+    Released doneByGiveBack() {
+      return new Released(member, token, lostReason, null);
+    }
+  }
 
   /** Nothing to announce; complete {@code done} (a release of a hold let go before). */
   record Complete(CompletableFuture<Void> done) implements PlaceStep {}

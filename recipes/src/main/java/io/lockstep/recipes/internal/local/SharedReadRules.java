@@ -175,27 +175,22 @@ final class SharedReadRules implements PlaceRules {
   }
 
   private void release(PlaceEvent.Release release, List<PlaceStep> steps) {
+    PlaceStep.Released released = Contender.release(release, steps);
+    if (released == null) {
+      return; // released before
+    }
     Contender member = release.member();
-    if (member.tenure == null) {
-      throw new IllegalStateException("release of an attempt never granted: " + member.phase);
-    }
-    String lost = member.tenure.lostBeforeRelease();
-    if (!member.tenure.release()) {
-      steps.add(new PlaceStep.Complete(release.done())); // released before
-      return;
-    }
     if (!holders.remove(member) || !holders.isEmpty()) {
-      // lost, and the place let go already; or other readers still hold it
-      steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
+      steps.add(released); // lost, and the place let go already; or other readers still hold it
       return;
     }
     if (waiting.isEmpty() && mayLinger(member)) {
       phase = PlaceState.Phase.LINGERING; // kept while nobody else queues, until the linger ends
-      timer(linger.start(member.lingerNanos), steps);
-      steps.add(new PlaceStep.Released(member, member.token, lost, release.done()));
+      linger.start(place, member.lingerNanos, steps);
+      steps.add(released);
       return;
     }
-    steps.add(new PlaceStep.Released(member, member.token, lost, null));
+    steps.add(released.doneByGiveBack());
     giveBackAndRetake(release.done(), steps); // the last reader: the node goes
   }
 
@@ -324,12 +319,6 @@ final class SharedReadRules implements PlaceRules {
     return member.lingerNanos > 0 && isOpen() && watched && !atRisk && !unused && linger.mayKeep();
   }
 
-  private void timer(long delayNanos, List<PlaceStep> steps) {
-    if (delayNanos >= 0) {
-      steps.add(new PlaceStep.LingerTimer(place, linger.timerDue, delayNanos));
-    }
-  }
-
   /** The child watch fired: a kept node goes (a writer may have queued); a held one reads. */
   private void queueChanged(int changed, List<PlaceStep> steps) {
     if (changed != place || !isGranted()) {
@@ -344,16 +333,8 @@ final class SharedReadRules implements PlaceRules {
   }
 
   private void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps) {
-    if (due.place() != place) {
-      return; // a timer of a node given back
-    }
-    linger.fired(due.due());
-    if (phase == PlaceState.Phase.LINGERING) { // else held again: its next linger arms a timer
-      if (linger.over()) {
-        giveBackAndRetake(null, steps);
-      } else {
-        timer(linger.rearm(), steps);
-      }
+    if (linger.runsOut(due, place, phase == PlaceState.Phase.LINGERING, steps)) {
+      giveBackAndRetake(null, steps);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,8 +53,7 @@ final class LeaseMachine {
   static final int NONE = 0;
 
   private final int qty;
-  private final long timeoutNanos; // the budget, or negative for none
-  private final long startNanos; // when the caller called, on the clock
+  private final Budget budget; // the caller's, from when it called
   private final LongSupplier clock;
 
   private final List<Integer> granted = new ArrayList<>(); // leases granted so far
@@ -69,14 +69,12 @@ final class LeaseMachine {
   private int ids;
 
   /**
-   * @param timeoutNanos the budget, or a negative value for none
-   * @param startNanos when the caller called, on {@code clock}
+   * @param budget the caller's budget, on {@code clock}
    * @param clock nanoseconds, as {@link System#nanoTime()}
    */
-  LeaseMachine(int qty, long timeoutNanos, long startNanos, LongSupplier clock) {
+  LeaseMachine(int qty, Budget budget, LongSupplier clock) {
     this.qty = qty;
-    this.timeoutNanos = timeoutNanos;
-    this.startNanos = startNanos;
+    this.budget = budget;
     this.clock = clock;
   }
 
@@ -137,7 +135,7 @@ final class LeaseMachine {
     if (stage != Stage.FAST || attempt != current || withdrawing != NONE) {
       return;
     }
-    lastTry = timeoutNanos >= 0 && clock.getAsLong() - startNanos >= timeoutNanos;
+    lastTry = budget.remainingNanos() == 0;
     withdrawing = attempt;
     current = NONE;
     steps.add(new LeaseStep.Withdraw(attempt, lastTry ? AcquireOutcome.TIMED_OUT : null));

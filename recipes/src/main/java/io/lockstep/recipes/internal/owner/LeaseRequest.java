@@ -49,10 +49,7 @@ final class LeaseRequest {
   static LeaseRequest start(Leases leases, int qty, Budget budget) {
     long timeoutNanos = budget.timeoutNanos();
     LeaseRequest request =
-        new LeaseRequest(
-            leases,
-            timeoutNanos,
-            new LeaseMachine(qty, timeoutNanos, budget.startNanos(), leases::now));
+        new LeaseRequest(leases, timeoutNanos, new LeaseMachine(qty, budget, leases::now));
     request.on(new LeaseEvent.Begin());
     budget.atDeadline(leases.scheduler(), () -> request.on(new LeaseEvent.Deadline()));
     return request;

@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.owner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.locks.LockException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -84,7 +85,7 @@ class LeaseMachinePropertiesTest {
 
     Simulation(int qty) {
       this.qty = qty;
-      this.machine = new LeaseMachine(qty, BUDGET, 0, () -> now);
+      this.machine = new LeaseMachine(qty, Budget.of(BUDGET, () -> now), () -> now);
     }
 
     void feed(LeaseEvent event) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lockstep.recipes.internal.StateTables;
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockException;
 import java.util.ArrayList;
@@ -265,7 +266,7 @@ class LeaseMachineTest {
     }
 
     Fixture(int qty, long budget) {
-      machine = new LeaseMachine(qty, budget, now, () -> now);
+      machine = new LeaseMachine(qty, Budget.of(budget, () -> now), () -> now);
     }
 
     Fixture(Row row) {
