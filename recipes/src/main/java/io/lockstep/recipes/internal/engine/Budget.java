@@ -42,7 +42,7 @@ public final class Budget {
    * No budget, from {@link #of(long, LockSettings)}: shared, it has no start of its own ({@link
    * #startNanos()} is 0); it never runs out and sets no timer.
    */
-  private static final Budget NONE = new Budget(-1, 0, System::nanoTime);
+  private static final Budget NONE = new Budget(-1, 0, () -> 0); // no clock: nothing to time
 
   /** Whether the budget can run out: not none, and not as good as forever. */
   public boolean bounded() {

@@ -88,11 +88,6 @@ final class PlaceState {
     return new PlaceState(new SharedReadRules(clock));
   }
 
-  /** A place on the system's clock. */
-  PlaceState() {
-    this(System::nanoTime);
-  }
-
   /** The node a member holds, its owning session, token and check version, read together. */
   record Held(String node, long owner, long token, int version) {}
 

@@ -66,7 +66,7 @@ class PlaceFencingPropertiesTest {
 
   /** ZooKeeper as far as the place can tell: zxids, the place's node and its version. */
   private static final class Model {
-    final PlaceState state = new PlaceState();
+    final PlaceState state = new PlaceState(() -> 0); // no linger here: the clock stands
     final int bound;
     final List<Contender> members = new ArrayList<>();
     final List<String> violations = new ArrayList<>();

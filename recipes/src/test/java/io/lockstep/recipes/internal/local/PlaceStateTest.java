@@ -116,7 +116,7 @@ class PlaceStateTest {
 
   /** A place in one of the rows' situations, and the events of the columns. */
   private static final class Fixture {
-    final PlaceState state = new PlaceState();
+    final PlaceState state = new PlaceState(() -> 0); // no linger here: the clock stands
     final List<Contender> members = new ArrayList<>();
     Contender holder; // the member a RELEASE or FENCE_ASKED is about
     Contender waiter; // the member a WITHDRAW is about
