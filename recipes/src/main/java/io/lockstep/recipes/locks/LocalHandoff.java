@@ -44,11 +44,14 @@ import java.util.Objects;
  * <p><b>What stays.</b> Other processes, Curator's included, see an ordinary node in Curator's
  * queue and exclude it as before. Loss, at-risk and the state listeners behave as without local
  * handoff: the holder hears what happens to the process's node; when it is lost, local waiters take
- * a new place. One difference: a local hold that has not taken its token yet (it is taken when
- * first asked for, see <i>Fencing</i>) is reported to listeners and observers with token 0 until it
- * does; the place's first hold, and a hold handed a token nobody took, have theirs from the grant.
- * A {@link LockInspector} sees the process's node, not its local waiters. Revocation is not
- * offered: its request names a node, which here is the process's.
+ * a new place. While the connection is suspended nothing is handed on (nor joined, for readers):
+ * the session may have ended on the server and another process hold, so local waiters wait until
+ * the node is held again, or take a new place once it is lost. One difference: a local hold that
+ * has not taken its token yet (it is taken when first asked for, see <i>Fencing</i>) is reported to
+ * listeners and observers with token 0 until it does; the place's first hold, and a hold handed a
+ * token nobody took, have theirs from the grant. A {@link LockInspector} sees the process's node,
+ * not its local waiters. Revocation is not offered: its request names a node, which here is the
+ * process's.
  *
  * <p><b>Read sharing ({@link ReadWriteMutex}).</b> A read-write lock built with local handoff hands
  * its write lock on as above, and its process's readers hold together on one read node: the first
@@ -56,18 +59,20 @@ import java.util.Objects;
  * it holds join at once, in memory; the node is deleted when the last of them lets go. Readers stop
  * joining while a writer of this process waits, and once a read of the queue finds a write node
  * (that read goes out after the bound of joins in a row, the next reader waiting for its answer,
- * and when the granting read's child watch fires); readers arriving then queue a new read node,
- * behind the writer. So a writer of another process waits for the reads under way and at most the
- * bound's number of joins after its node is created. A reader granted with the node has the grant's
- * token; a reader that joined later, and any reader asking for ownership checks, takes a read node
- * of its own when it first asks: tied to the shared node (created in one transaction with a check
- * of it, and standing at its place in the queue, so granted at once), its token is greater than
- * every token handed out before, and its checks commit while that reader holds, not after, whatever
- * the other readers do. It costs a create and a read, and a delete at the release. A downgrade ties
- * a read node of its own to the write node, and the write node then goes back through ZooKeeper at
- * the writer's release instead of passing to the next local writer, who queues behind the
- * downgraded reader. With {@code linger}, the read node is kept with no reader as a mutex's place
- * is (below), and also goes back as soon as a writer of this process waits.
+ * and when the granting read's child watch fires); readers arriving then wait, and queue a new read
+ * node behind the writer, unless it gives up first: while they wait the queue is read again with a
+ * child watch, and once no write node is left they join. So a writer of another process waits for
+ * the reads under way and at most the bound's number of joins after its node is created. A reader
+ * granted with the node has the grant's token; a reader that joined later, and any reader asking
+ * for ownership checks, takes a read node of its own when it first asks: tied to the shared node
+ * (created in one transaction with a check of it, and standing at its place in the queue, so
+ * granted at once), its token is greater than every token handed out before, and its checks commit
+ * while that reader holds, not after, whatever the other readers do. It costs a create and a read,
+ * and a delete at the release. A downgrade ties a read node of its own to the write node, and the
+ * write node then goes back through ZooKeeper at the writer's release instead of passing to the
+ * next local writer, who queues behind the downgraded reader. With {@code linger}, the read node is
+ * kept with no reader as a mutex's place is (below), and also goes back as soon as a writer of this
+ * process waits.
  *
  * <p><b>Linger (lock caching).</b> A lock built with {@code linger(d)} keeps the process's place
  * for up to {@code d} after the last local release, with no local contender waiting, while no other

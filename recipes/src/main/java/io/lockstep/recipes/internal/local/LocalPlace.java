@@ -49,6 +49,7 @@ public final class LocalPlace {
   private volatile int lastTaken; // the id of the place's attempt started last
   private final String key; // the place's key among its engine's shared objects
   private final boolean sharedReads; // concurrent readers on one read node, not turns
+  private final QueueCheck queueCheck; // the reads of the queue the table asks for
 
   // The open lock objects on the place. Changed only under the engine's lock for the key
   // (LockEngine.joinShared, updateShared), so that a place is never dropped while one opens on it.
@@ -106,6 +107,7 @@ public final class LocalPlace {
         sharedReads
             ? PlaceState.sharedReads(settings.retries()::now)
             : new PlaceState(settings.retries()::now);
+    this.queueCheck = new QueueCheck(settings, slot.path(), sharedReads, () -> lastTaken, this::on);
     byte[] created = NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
     this.data = created == null ? new byte[0] : created;
   }
@@ -114,7 +116,8 @@ public final class LocalPlace {
   public PlaceMember join(LockSettings memberSettings, int maxInARow, long lingerNanos) {
     PlaceMember member = new PlaceMember(this, memberSettings, maxInARow, lingerNanos);
     member.lifecycle().started();
-    on(new PlaceEvent.Join(member.record()));
+    int place = lastTaken;
+    on(new PlaceEvent.Join(member.record(), place, isLost(place)));
     return member;
   }
 
@@ -257,7 +260,7 @@ public final class LocalPlace {
     } else if (step instanceof PlaceStep.Retire) {
       settings.engine().updateShared(key, this, place -> !state.isRetirable());
     } else if (step instanceof PlaceStep.CheckQueue check) {
-      checkQueue(check.place());
+      checkQueue(check.place(), check.watch());
     } else if (step instanceof PlaceStep.Write write) {
       write(write);
     } else if (!Contender.hear(step)) {
@@ -342,28 +345,12 @@ public final class LocalPlace {
     Callbacks.when(attempt.releaseAsync(), (v, f) -> complete(giveBack.done()));
   }
 
-  /**
-   * Reads the queue: whether the place is still alone in it decides the handoffs past the bound.
-   */
-  private void checkQueue(int place) {
+  /** Reads the queue for the place's attempt {@code place}, if it still has it. */
+  private void checkQueue(int place, boolean watch) {
     Acquisition attempt = taken.get(place);
-    if (attempt == null) {
-      return;
+    if (attempt != null) {
+      queueCheck.send(place, attempt.nodePaths().get(0), watch, () -> isLost(place));
     }
-    String ours = ZKPaths.getNodeFromPath(attempt.nodePaths().get(0));
-    settings
-        .zk()
-        .childrenOnce(
-            List.of(slot.path()),
-            null,
-            (lists, session, zxid, failure) -> {
-              boolean alone =
-                  failure == null
-                      && (sharedReads
-                          ? lists.get(0).stream().noneMatch(ReadWriteDriver::isWriter)
-                          : lists.get(0).equals(List.of(ours)));
-              on(new PlaceEvent.QueueChecked(place, alone, isLost(place)));
-            });
   }
 
   /** Writes the node with the data it has: a fresh zxid, and a new version for the checks. */

@@ -11,8 +11,17 @@ import java.util.concurrent.CompletableFuture;
  * on.
  */
 sealed interface PlaceEvent {
-  /** A local contender joins: it waits for its turn. */
-  record Join(Contender member) implements PlaceEvent {}
+  /**
+   * A local contender joins: it waits for its turn. {@code placeLost}: the place's attempt {@code
+   * place} (the one taken last) is lost, though its notice may not have come yet, so nobody joins
+   * its node in memory.
+   */
+  record Join(Contender member, int place, boolean placeLost) implements PlaceEvent {
+    /** A join with no loss known (place 0 names no attempt). */
+    Join(Contender member) {
+      this(member, 0, false);
+    }
+  }
 
   /** A waiting contender gives up (timeout, interrupt, cancel). */
   record Withdraw(Contender member) implements PlaceEvent {}

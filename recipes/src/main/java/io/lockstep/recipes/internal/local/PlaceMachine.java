@@ -49,7 +49,11 @@ final class PlaceMachine {
 
   // ---- members coming and going ----
 
-  void join(Contender member, List<PlaceStep> steps) {
+  void join(PlaceEvent.Join join, List<PlaceStep> steps) {
+    if (join.placeLost() && join.place() == place && isGranted()) {
+      lose("the lock's node or session was lost", steps); // before its notice: nobody joins it
+    }
+    Contender member = join.member();
     waiting.add(member);
     linger.joined(member.lingerNanos);
     if (phase == PlaceState.Phase.LINGERING) {
@@ -187,6 +191,7 @@ final class PlaceMachine {
     if (holder != null && (suspended ? holder.tenure.suspend() : holder.tenure.restore())) {
       steps.add(new PlaceStep.Notify(holder, changed.state(), holder.token, null));
     }
+    resume(false, steps); // HELD again: a hold let go while at risk passes on now
   }
 
   /** The place is lost: its holder hears it, and waiters take a new place. */
@@ -219,6 +224,10 @@ final class PlaceMachine {
   void resume(boolean placeLost, List<PlaceStep> steps) {
     if (phase != PlaceState.Phase.HELD || holder != null || bound.checking || fence.write != 0) {
       return;
+    }
+    if (atRisk && !placeLost) {
+      return; // a holder elsewhere may hold once our session ended: HELD again resumes, LOST
+      // retakes
     }
     if (placeLost || waiting.isEmpty() || bound.mustGiveBack(bound.lastMax)) {
       giveBackAndRetake(null, steps);

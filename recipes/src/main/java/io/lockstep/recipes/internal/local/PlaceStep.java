@@ -33,8 +33,17 @@ sealed interface PlaceStep {
    */
   record Retire() implements PlaceStep {}
 
-  /** Read the queue (no watch): is our node alone in it? */
-  record CheckQueue(int place) implements PlaceStep {}
+  /**
+   * Read the queue: is our node alone in it (for shared reads: is no write node in it)? With {@code
+   * watch}, the read leaves the place's child watch: a shared read place closed by a writer hears
+   * when the queue changes.
+   */
+  record CheckQueue(int place, boolean watch) implements PlaceStep {
+    /** A read that leaves no watch. */
+    CheckQueue(int place) {
+      this(place, false);
+    }
+  }
 
   /**
    * Write the place's node, with the data it has (a version bump): its zxid is a fresh token, and

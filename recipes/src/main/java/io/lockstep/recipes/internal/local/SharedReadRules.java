@@ -19,11 +19,13 @@ import java.util.function.LongSupplier;
  * a linger, it is kept with no reader while nobody else queues, until the linger runs out.
  *
  * <p><b>Closed.</b> Readers stop joining (they wait, and take the next place) while a writer of
- * this process waits ({@link PlaceEvent.LocalWriter}), while a read of the queue is out, and once a
- * read found a write node in the queue. A read goes out after the bound of joins in a row (the
- * joiner after it waits for its answer) and when the granting read's child watch fires; so a writer
- * of another process waits for the holds under way and at most the bound's number of joins after
- * its node is created, as local handoff's bound does for the mutex.
+ * this process waits ({@link PlaceEvent.LocalWriter}), while a read of the queue is out, while the
+ * connection is at risk, and once a read found a write node in the queue. A read goes out after the
+ * bound of joins in a row (the joiner after it waits for its answer) and when the granting read's
+ * child watch fires; so a writer of another process waits for the holds under way and at most the
+ * bound's number of joins after its node is created, as local handoff's bound does for the mutex.
+ * While readers wait behind a writer found, the queue is read again with a child watch at each
+ * change, and a read with no writer opens the place again (the writer gave up).
  *
  * <p><b>Fencing.</b> Readers granted with the place take the grant's token: no token was handed out
  * between that grant and theirs. A reader that joined later has token 0 here; its token and its
@@ -50,6 +52,8 @@ final class SharedReadRules implements PlaceRules {
   private boolean unused; // every lock object on the place closed
   private boolean retireAsked;
   private boolean watched; // granted alone, no change heard since: its child watch is armed
+  private boolean
+      rereadArmed; // closed by a writer: a read's child watch is armed, or that read out
   private final Linger linger; // the deadline of a node kept with no reader (lock caching)
 
   /** A table whose linger deadlines read {@code clock} (nanoseconds). */
@@ -60,7 +64,7 @@ final class SharedReadRules implements PlaceRules {
   @Override
   public void on(PlaceEvent event, List<PlaceStep> steps) {
     if (event instanceof PlaceEvent.Join join) {
-      join(join.member(), steps);
+      join(join, steps);
     } else if (event instanceof PlaceEvent.Withdraw withdraw) {
       withdraw(withdraw.member(), steps);
     } else if (event instanceof PlaceEvent.Release release) {
@@ -111,7 +115,11 @@ final class SharedReadRules implements PlaceRules {
 
   // ---- readers coming and going ----
 
-  private void join(Contender member, List<PlaceStep> steps) {
+  private void join(PlaceEvent.Join join, List<PlaceStep> steps) {
+    if (join.placeLost() && join.place() == place && isGranted()) {
+      lose("the lock's node or session was lost", steps); // before its notice: nobody joins it
+    }
+    Contender member = join.member();
     linger.joined(member.lingerNanos);
     if (phase == PlaceState.Phase.LINGERING) {
       phase = PlaceState.Phase.HELD; // the kept node: held again at once, a new run of joins
@@ -125,21 +133,21 @@ final class SharedReadRules implements PlaceRules {
     if (phase == PlaceState.Phase.NONE) {
       take(steps);
     } else if (phase == PlaceState.Phase.HELD || placeDecided) {
-      Contender.decide(
-          member, steps); // a writer is ahead, or comes first: a zero budget has its answer
+      Contender.decide(member, steps); // a writer is ahead or comes first: a zero budget's answer
+      rereadIfWriterSeen(steps);
     }
   }
 
-  /** Whether a reader may join the granted place now. */
+  /** Whether a reader may join the granted place now (see <b>Closed</b> above). */
   private boolean isOpen() {
-    return !checking && !writerSeen && localWriters == 0;
+    return !checking && !writerSeen && localWriters == 0 && !atRisk;
   }
 
   /** {@code member} joins the granted place; at the bound, the queue is read. */
   private void joinNow(Contender member, List<PlaceStep> steps) {
     admit(member, 0, steps);
     if (++joins >= member.maxInARow) {
-      check(steps);
+      check(false, steps);
     }
   }
 
@@ -165,13 +173,12 @@ final class SharedReadRules implements PlaceRules {
       return; // granted, failed or withdrawn first: its phase says which
     }
     member.phase = Phase.WITHDRAWN;
-    if (waiting.isEmpty() && holders.isEmpty() && phase == PlaceState.Phase.TAKING) {
+    boolean unwanted = waiting.isEmpty() && holders.isEmpty() && phase == PlaceState.Phase.TAKING;
+    if (unwanted) {
       phase = PlaceState.Phase.NONE;
       steps.add(new PlaceStep.WithdrawPlace(place, member));
-      steps.add(new PlaceStep.Ended(member, null, true));
-      return;
     }
-    steps.add(new PlaceStep.Ended(member, null, false));
+    steps.add(new PlaceStep.Ended(member, null, unwanted)); // if not, a held place's answer decides
   }
 
   private void release(PlaceEvent.Release release, List<PlaceStep> steps) {
@@ -184,7 +191,7 @@ final class SharedReadRules implements PlaceRules {
       steps.add(released); // lost, and the place let go already; or other readers still hold it
       return;
     }
-    if (waiting.isEmpty() && mayLinger(member)) {
+    if (waiting.isEmpty() && !release.placeLost() && mayLinger(member)) {
       phase = PlaceState.Phase.LINGERING; // kept while nobody else queues, until the linger ends
       linger.start(place, member.lingerNanos, steps);
       steps.add(released);
@@ -203,6 +210,7 @@ final class SharedReadRules implements PlaceRules {
     joins = 0;
     checking = false;
     writerSeen = false;
+    rereadArmed = false; // a watch left for an earlier place fires at its node's delete
     linger.reset();
     steps.add(new PlaceStep.Take(place));
   }
@@ -271,6 +279,7 @@ final class SharedReadRules implements PlaceRules {
         steps.add(new PlaceStep.Notify(holder, changed.state(), holder.token, null));
       }
     }
+    admitWaiting(steps); // HELD again: readers that waited meanwhile join
   }
 
   /** The place is lost: every holder hears it, and readers waiting take a new place. */
@@ -284,9 +293,20 @@ final class SharedReadRules implements PlaceRules {
     giveBackAndRetake(null, steps);
   }
 
-  private void check(List<PlaceStep> steps) {
+  private void check(boolean watch, List<PlaceStep> steps) {
     checking = true;
-    steps.add(new PlaceStep.CheckQueue(place));
+    rereadArmed |= watch;
+    steps.add(new PlaceStep.CheckQueue(place, watch));
+  }
+
+  /**
+   * Closed by a writer, readers waiting: read again, watching the queue (the writer may give up).
+   */
+  private void rereadIfWriterSeen(List<PlaceStep> steps) {
+    boolean closedByWriter = writerSeen && phase == PlaceState.Phase.HELD && !waiting.isEmpty();
+    if (closedByWriter && !checking && !rereadArmed) {
+      check(true, steps);
+    }
   }
 
   /** The read answered: {@code alone} here means no write node in the queue. */
@@ -297,11 +317,13 @@ final class SharedReadRules implements PlaceRules {
     checking = false;
     if (checked.alone() && !checked.placeLost()) {
       joins = 0;
+      writerSeen = false; // a writer seen before gave up: readers join again
     } else {
       writerSeen = true; // a writer queued (or the read failed): the place drains
       linger.sawOthers(); // and is not kept for a while
     }
     admitWaiting(steps);
+    rereadIfWriterSeen(steps);
   }
 
   // ---- keeping the node with no reader (linger) ----
@@ -311,9 +333,8 @@ final class SharedReadRules implements PlaceRules {
   }
 
   /**
-   * Whether the node may be kept when {@code member}, the last reader, lets go: it asked to; the
-   * place is open; we hear the next participant queue (the granting read's child watch is armed);
-   * not at risk; some lock object on it is open; no pause after a writer was seen is under way.
+   * Whether the last reader's release may keep the node: it asked to; the place is open; the
+   * granting read's child watch is armed; a lock object is open; no pause after a writer is on.
    */
   private boolean mayLinger(Contender member) {
     return member.lingerNanos > 0 && isOpen() && watched && !atRisk && !unused && linger.mayKeep();
@@ -325,10 +346,13 @@ final class SharedReadRules implements PlaceRules {
       return;
     }
     watched = false;
+    rereadArmed = false; // every child watch on the queue fired
     if (phase == PlaceState.Phase.LINGERING) {
       giveBackAndRetake(null, steps);
     } else if (isOpen()) {
-      check(steps); // someone queued or left: a writer, perhaps (no read if closed already)
+      check(false, steps); // someone queued or left: a writer, perhaps (no read if closed already)
+    } else {
+      rereadIfWriterSeen(steps); // the writer seen may have left
     }
   }
 

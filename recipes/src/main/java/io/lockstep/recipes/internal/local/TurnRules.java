@@ -16,7 +16,7 @@ final class TurnRules implements PlaceRules {
   @Override
   public void on(PlaceEvent event, List<PlaceStep> steps) {
     if (event instanceof PlaceEvent.Join join) {
-      m.join(join.member(), steps);
+      m.join(join, steps);
     } else if (event instanceof PlaceEvent.Withdraw withdraw) {
       m.withdraw(withdraw.member(), steps);
     } else if (event instanceof PlaceEvent.Release release) {

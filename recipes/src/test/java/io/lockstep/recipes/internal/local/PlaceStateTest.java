@@ -234,6 +234,67 @@ class PlaceStateTest {
     return found.get(0);
   }
 
+  // ---- a connection at risk, a loss not heard yet ----
+
+  @Test
+  void aReleaseWhileThePlaceIsAtRisk_handsNothingOn_untilThePlaceIsHeldAgain() {
+    Fixture place = new Fixture(Row.HELD);
+    place.state.on(new PlaceEvent.PlaceChanged(1, LockState.AT_RISK));
+
+    List<PlaceStep> steps = place.release(place.holder);
+
+    assertThat(steps).as("no grant in memory beside a holder elsewhere").hasSize(1);
+    assertThat(steps.get(0)).isInstanceOf(PlaceStep.Released.class);
+    assertThat(place.state.phaseOf(place.waiter)).isEqualTo(Phase.WAITING);
+    assertThat(place.state.placePhase()).isEqualTo(PlaceState.Phase.HELD);
+
+    List<PlaceStep> back = place.state.on(new PlaceEvent.PlaceChanged(1, LockState.HELD));
+    assertThat(only(back, PlaceStep.Grant.class).member()).isEqualTo(place.waiter);
+    assertThat(only(back, PlaceStep.Grant.class).atRisk()).isFalse();
+  }
+
+  @Test
+  void aReleaseWhileThePlaceIsAtRisk_thenItsLoss_sendsTheWaiterToANewPlace() {
+    Fixture place = new Fixture(Row.HELD);
+    place.state.on(new PlaceEvent.PlaceChanged(1, LockState.AT_RISK));
+    place.release(place.holder);
+
+    List<PlaceStep> lost = place.state.on(new PlaceEvent.PlaceChanged(1, LockState.LOST));
+
+    assertThat(lost.stream().filter(PlaceStep.Grant.class::isInstance)).isEmpty();
+    assertThat(only(lost, PlaceStep.Take.class)).isEqualTo(new PlaceStep.Take(2));
+    assertThat(place.state.phaseOf(place.waiter)).isEqualTo(Phase.WAITING);
+  }
+
+  @Test
+  void aReleaseWhileThePlaceIsAtRisk_withNobodyWaiting_givesItBack() {
+    Fixture place = new Fixture(Row.HELD);
+    place.state.on(new PlaceEvent.Withdraw(place.waiter));
+    place.state.on(new PlaceEvent.PlaceChanged(1, LockState.AT_RISK));
+
+    List<PlaceStep> steps = place.release(place.holder);
+
+    assertThat(only(steps, PlaceStep.GiveBack.class).place()).isEqualTo(1);
+    assertThat(place.state.placePhase()).isEqualTo(PlaceState.Phase.NONE);
+  }
+
+  @Test
+  void aMemberJoiningAKeptPlaceKnownLost_beforeItsNotice_isNotGrantedOnIt() {
+    PlaceState state = new PlaceState(() -> 0);
+    Contender a = new Contender(8, 1_000, null);
+    state.on(new PlaceEvent.Join(a));
+    state.on(grantedEvent(1, true, false));
+    state.on(new PlaceEvent.Release(a, 1, false, null));
+    assertThat(state.placePhase()).isEqualTo(PlaceState.Phase.LINGERING);
+    Contender b = new Contender(8, null);
+
+    List<PlaceStep> steps = state.on(new PlaceEvent.Join(b, 1, true));
+
+    assertThat(steps.stream().filter(PlaceStep.Grant.class::isInstance)).isEmpty();
+    assertThat(only(steps, PlaceStep.Take.class)).isEqualTo(new PlaceStep.Take(2));
+    assertThat(state.phaseOf(b)).isEqualTo(Phase.WAITING);
+  }
+
   // ---- the fencing rule over a run of local holds ----
 
   @Test

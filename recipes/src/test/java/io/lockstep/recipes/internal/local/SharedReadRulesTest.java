@@ -36,7 +36,8 @@ class SharedReadRulesTest {
    *   <li>OPEN: a (granted with the place) and b (joined) hold; nobody waits.
    *   <li>WRITER_WAITS: as OPEN, then a writer of this process waits and c waits.
    *   <li>CHECKING: bound 2; a holds, b and d joined (the second join sent the read); c waits.
-   *   <li>WRITER_SEEN: as CHECKING, and the read found a write node; c waits.
+   *   <li>WRITER_SEEN: as CHECKING, and the read found a write node; c waits, so the queue is read
+   *       again, watching it (the writer may give up).
    *   <li>LINGERING: a (with a linger) was granted alone and let go: the node is kept.
    * </ul>
    */
@@ -78,14 +79,14 @@ class SharedReadRulesTest {
    */
   private static final String TABLE =
       """
-      row           JOIN          WITHDRAW                  RELEASE        RELEASE_LAST                    PLACE_DECIDED   PLACE_GRANTED  PLACE_GRANTED_LOST    PLACE_ENDED  PLACE_AT_RISK         PLACE_LOST                                   QUEUE_CHANGED    CHECKED_NO_WRITER  CHECKED_WRITER  WRITER_COMES  WRITER_GOES  LINGER_DUE
-      NONE          Take/TAKING   -                         !              !                               -               -              -                     -            -                     -                                            -                -                  -               -             !  -
-      TAKING        -             WithdrawPlace+Ended/NONE  !              !                               Decided/TAKING  Grant/HELD     GiveBack+Take/TAKING  Ended/NONE   -                     -                                            -                -                  -               -             !  -
-      OPEN          Grant/HELD    -                         Released/HELD  Released+GiveBack/NONE          -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack/NONE                  CheckQueue/HELD  -                  -               -             !  -
-      WRITER_WAITS  Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify/HELD    Notify+Notify+GiveBack+Take/TAKING           -                -                  -               -             Grant/HELD  -
-      CHECKING      Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           Grant/HELD         -               -             !  -
-      WRITER_SEEN   Decided/HELD  Ended/HELD                Released/HELD  Released+GiveBack+Take/TAKING   -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -           -                  -               -             !  -
-      LINGERING     Grant/HELD    -                         Complete/LINGERING  Complete/LINGERING     -               -              -                     -            GiveBack/NONE         GiveBack/NONE                                GiveBack/NONE    -                  -               GiveBack/NONE  !             GiveBack/NONE
+      row           JOIN          WITHDRAW                  RELEASE             RELEASE_LAST                   PLACE_DECIDED   PLACE_GRANTED  PLACE_GRANTED_LOST    PLACE_ENDED  PLACE_AT_RISK              PLACE_LOST                                 QUEUE_CHANGED    CHECKED_NO_WRITER  CHECKED_WRITER   WRITER_COMES   WRITER_GOES  LINGER_DUE
+      NONE          Take/TAKING   -                         !                   !                              -               -              -                     -            -                          -                                          -                -                  -                -              !            -
+      TAKING        -             WithdrawPlace+Ended/NONE  !                   !                              Decided/TAKING  Grant/HELD     GiveBack+Take/TAKING  Ended/NONE   -                          -                                          -                -                  -                -              !            -
+      OPEN          Grant/HELD    -                         Released/HELD       Released+GiveBack/NONE         -               -              -                     -            Notify+Notify/HELD         Notify+Notify+GiveBack/NONE                CheckQueue/HELD  -                  -                -              !            -
+      WRITER_WAITS  Decided/HELD  Ended/HELD                Released/HELD       Released+GiveBack+Take/TAKING  -               -              -                     -            Notify+Notify/HELD         Notify+Notify+GiveBack+Take/TAKING         -                -                  -                -              Grant/HELD   -
+      CHECKING      Decided/HELD  Ended/HELD                Released/HELD       Released+GiveBack+Take/TAKING  -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -                Grant/HELD         CheckQueue/HELD  -              !            -
+      WRITER_SEEN   Decided/HELD  Ended/HELD                Released/HELD       Released+GiveBack+Take/TAKING  -               -              -                     -            Notify+Notify+Notify/HELD  Notify+Notify+Notify+GiveBack+Take/TAKING  -                Grant/HELD         -                -              !            -
+      LINGERING     Grant/HELD    -                         Complete/LINGERING  Complete/LINGERING             -               -              -                     -            GiveBack/NONE              GiveBack/NONE                              GiveBack/NONE    -                  -                GiveBack/NONE  !            GiveBack/NONE
       """;
 
   static Stream<Arguments> cells() {
@@ -301,6 +302,127 @@ class SharedReadRulesTest {
     assertThat(place.state.on(new PlaceEvent.Join(new Contender(8, null))))
         .as("the new place is open again")
         .hasOnlyElementsOfType(PlaceStep.Grant.class);
+  }
+
+  @Test
+  void aWriterFound_withReadersWaiting_readsTheQueueAgainWatchingIt_andOpensOnceTheWriterIsGone() {
+    Fixture place = new Fixture(Row.CHECKING);
+
+    assertThat(place.state.on(new PlaceEvent.QueueChecked(1, false, false)))
+        .as("c waits behind the writer: the queue is read again, watched")
+        .containsExactly(new PlaceStep.CheckQueue(1, true));
+    assertThat(place.state.on(new PlaceEvent.QueueChecked(1, false, false)))
+        .as("the writer is still there: the watch stays armed, no read until the queue changes")
+        .isEmpty();
+    assertThat(place.state.on(new PlaceEvent.Join(new Contender(8, null))))
+        .as("a reader arriving meanwhile waits, and sends nothing")
+        .hasOnlyElementsOfType(PlaceStep.Decided.class);
+    assertThat(place.state.on(new PlaceEvent.QueueChanged(1)))
+        .as("the queue changed: the writer may have left")
+        .containsExactly(new PlaceStep.CheckQueue(1, true));
+    List<PlaceStep> steps = place.state.on(new PlaceEvent.QueueChecked(1, true, false));
+
+    assertThat(all(steps, PlaceStep.Grant.class)).hasSize(2);
+    assertThat(place.state.phaseOf(place.c)).isEqualTo(Phase.HELD);
+    assertThat(place.state.on(new PlaceEvent.Join(new Contender(8, null))))
+        .as("open again to readers arriving")
+        .hasOnlyElementsOfType(PlaceStep.Grant.class);
+  }
+
+  @Test
+  void aWriterFound_withNobodyWaiting_sendsNoFurtherRead_untilAReaderArrives() {
+    Fixture place = new Fixture(Row.NONE);
+    place.join(2);
+    place.granted();
+    place.join(2);
+    place.join(2); // the bound: the read goes out
+
+    assertThat(place.state.on(new PlaceEvent.QueueChecked(1, false, false))).isEmpty();
+    assertThat(place.state.on(new PlaceEvent.QueueChanged(1))).isEmpty();
+    Contender arriving = new Contender(8, null);
+    assertThat(place.state.on(new PlaceEvent.Join(arriving)))
+        .containsExactly(new PlaceStep.Decided(arriving), new PlaceStep.CheckQueue(1, true));
+  }
+
+  @Test
+  void readersArrivingWhileThePlaceIsAtRisk_wait_andJoinOnceItIsHeldAgain() {
+    Fixture place = new Fixture(Row.OPEN);
+    place.state.on(new PlaceEvent.PlaceChanged(1, LockState.AT_RISK));
+    Contender arriving = new Contender(8, null);
+
+    assertThat(place.state.on(new PlaceEvent.Join(arriving)))
+        .as("a writer elsewhere may hold once our session ended: no grant in memory")
+        .containsExactly(new PlaceStep.Decided(arriving));
+    assertThat(place.state.phaseOf(arriving)).isEqualTo(Phase.WAITING);
+
+    List<PlaceStep> steps = place.state.on(new PlaceEvent.PlaceChanged(1, LockState.HELD));
+    assertThat(all(steps, PlaceStep.Grant.class))
+        .extracting(PlaceStep.Grant::member)
+        .containsExactly(arriving);
+    assertThat(all(steps, PlaceStep.Grant.class).get(0).atRisk()).isFalse();
+  }
+
+  @Test
+  void readersWaitingWhileThePlaceIsAtRisk_takeANewPlace_whenItIsLost() {
+    Fixture place = new Fixture(Row.OPEN);
+    place.state.on(new PlaceEvent.PlaceChanged(1, LockState.AT_RISK));
+    Contender arriving = place.join(8);
+
+    List<PlaceStep> steps = place.state.on(new PlaceEvent.PlaceChanged(1, LockState.LOST));
+
+    assertThat(all(steps, PlaceStep.Take.class)).containsExactly(new PlaceStep.Take(2));
+    assertThat(all(steps, PlaceStep.Grant.class)).isEmpty();
+    assertThat(place.state.phaseOf(arriving)).isEqualTo(Phase.WAITING);
+  }
+
+  @Test
+  void aReaderJoiningAPlaceKnownLost_beforeItsNotice_losesItsHolders_andWaitsForANewPlace() {
+    Fixture place = new Fixture(Row.OPEN);
+    Contender arriving = new Contender(8, null);
+
+    List<PlaceStep> steps = place.state.on(new PlaceEvent.Join(arriving, 1, true));
+
+    assertThat(all(steps, PlaceStep.Grant.class)).isEmpty();
+    assertThat(all(steps, PlaceStep.Notify.class))
+        .extracting(PlaceStep.Notify::state)
+        .containsOnly(LockState.LOST);
+    assertThat(all(steps, PlaceStep.Take.class)).containsExactly(new PlaceStep.Take(2));
+    assertThat(place.state.phaseOf(place.a)).isEqualTo(Phase.LOST);
+    assertThat(place.state.phaseOf(arriving)).isEqualTo(Phase.WAITING);
+  }
+
+  @Test
+  void aReaderJoiningAKeptNodeKnownLost_isNotGrantedOnIt() {
+    Fixture place = new Fixture(Row.LINGERING);
+    Contender arriving = new Contender(8, null);
+
+    List<PlaceStep> steps = place.state.on(new PlaceEvent.Join(arriving, 1, true));
+
+    assertThat(all(steps, PlaceStep.Grant.class)).isEmpty();
+    assertThat(steps.stream().map(step -> step.getClass().getSimpleName()))
+        .containsExactly("GiveBack", "Take");
+  }
+
+  @Test
+  void aJoinNamingAnOlderPlace_changesNothingForTheCurrentOne() {
+    Fixture place = new Fixture(Row.OPEN);
+    Contender arriving = new Contender(8, null);
+
+    assertThat(place.state.on(new PlaceEvent.Join(arriving, 0, true)))
+        .hasOnlyElementsOfType(PlaceStep.Grant.class);
+  }
+
+  @Test
+  void theLastReaderOfAPlaceKnownLost_doesNotKeepItsNode() {
+    Fixture place = new Fixture(Row.NONE);
+    Contender a = place.joinLingering();
+    place.state.on(grantedEvent(1, false, true));
+
+    List<PlaceStep> steps =
+        place.state.on(new PlaceEvent.Release(a, place.state.currentPlace(), true, null));
+
+    assertThat(all(steps, PlaceStep.LingerTimer.class)).isEmpty();
+    assertThat(all(steps, PlaceStep.GiveBack.class)).hasSize(1);
   }
 
   @Test
