@@ -130,21 +130,27 @@ final class Admissions {
   }
 
   private void update(Connection connection, String resource, long token) throws SQLException {
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "UPDATE " + table + " SET fencing_token = ? WHERE resource = ?")) {
-      statement.setLong(1, token);
-      statement.setString(2, resource);
-      statement.executeUpdate();
-    }
+    write(
+        connection,
+        "UPDATE " + table + " SET fencing_token = ? WHERE resource = ?",
+        token,
+        resource);
   }
 
   private void insert(Connection connection, String resource, long token) throws SQLException {
-    try (PreparedStatement statement =
-        connection.prepareStatement(
-            "INSERT INTO " + table + " (resource, fencing_token) VALUES (?, ?)")) {
-      statement.setString(1, resource);
-      statement.setLong(2, token);
+    write(
+        connection,
+        "INSERT INTO " + table + " (fencing_token, resource) VALUES (?, ?)",
+        token,
+        resource);
+  }
+
+  /** Runs {@code sql}, whose parameters are the token and then the resource. */
+  private static void write(Connection connection, String sql, long token, String resource)
+      throws SQLException {
+    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+      statement.setLong(1, token);
+      statement.setString(2, resource);
       statement.executeUpdate();
     }
   }
