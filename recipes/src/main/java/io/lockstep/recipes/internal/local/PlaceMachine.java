@@ -226,8 +226,7 @@ final class PlaceMachine {
       return;
     }
     if (atRisk && !placeLost) {
-      return; // a holder elsewhere may hold once our session ended: HELD again resumes, LOST
-      // retakes
+      return; // another process may hold once our session ended: HELD resumes, LOST retakes
     }
     if (placeLost || waiting.isEmpty() || bound.mustGiveBack(bound.lastMax)) {
       giveBackAndRetake(null, steps);

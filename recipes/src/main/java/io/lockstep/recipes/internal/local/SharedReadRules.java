@@ -52,8 +52,7 @@ final class SharedReadRules implements PlaceRules {
   private boolean unused; // every lock object on the place closed
   private boolean retireAsked;
   private boolean watched; // granted alone, no change heard since: its child watch is armed
-  private boolean
-      rereadArmed; // closed by a writer: a read's child watch is armed, or that read out
+  private boolean rereadArmed; // closed by a writer: a read's child watch is armed (or read out)
   private final Linger linger; // the deadline of a node kept with no reader (lock caching)
 
   /** A table whose linger deadlines read {@code clock} (nanoseconds). */
