@@ -17,12 +17,15 @@ import org.apache.zookeeper.data.Stat;
  * watches by asking each server ({@code wchp}: a watch lives on the server its client talks to).
  */
 final class Leftovers {
-  private static final Duration PATIENCE = Duration.ofSeconds(10);
+  static final Duration PATIENCE = Duration.ofSeconds(10);
 
   private Leftovers() {}
 
   static void assertNone(
-      CuratorFramework admin, List<LockstepZooKeeper.Client> clients, List<String> servers) {
+      CuratorFramework admin,
+      List<LockstepZooKeeper.Client> clients,
+      List<String> servers,
+      Duration patience) {
     Set<Long> sessions = new HashSet<>();
     for (LockstepZooKeeper.Client client : clients) {
       try {
@@ -37,7 +40,7 @@ final class Leftovers {
     if (sessions.isEmpty()) {
       return;
     }
-    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    long deadline = System.nanoTime() + patience.toNanos();
     List<String> left = find(admin, sessions, servers);
     while (!left.isEmpty() && System.nanoTime() < deadline) {
       try {

@@ -1,6 +1,7 @@
 package io.lockstep.testkit;
 
 import io.lockstep.testkit.internal.Links;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -76,6 +77,7 @@ public final class LockstepZooKeeper
   private LockFaults faults;
   private String root;
   private boolean checkLeftovers = true;
+  Duration leftoverPatience = Leftovers.PATIENCE; // the kit's own test of a failing check: less
 
   /** A client the extension made, with its link, closed after the test. */
   record Client(CuratorFramework curator, Links link) {}
@@ -245,7 +247,7 @@ public final class LockstepZooKeeper
    * @throws AssertionError naming what was left, if something still is
    */
   public void assertNothingLeft() {
-    Leftovers.assertNone(admin, clients, memberConnectStrings());
+    Leftovers.assertNone(admin, clients, memberConnectStrings(), leftoverPatience);
   }
 
   // ---- for LockFaults ----

@@ -242,67 +242,27 @@ public final class ReadWriteMutex implements AutoCloseable {
   /**
    * The read side of a {@link ReadWriteMutex}: shared with other readers, excluded by a writer.
    * Reentrant per thread; the write holder's thread may take it (a downgrade).
+   *
+   * <p>A thread holding the write lock takes the read lock at once, tying its read node to its
+   * write node; ZooKeeper refuses the read node if the write node is gone. Either {@code acquire}
+   * throws {@link LockOwnershipLostException} if the current thread's write hold, or its read hold,
+   * was lost.
    */
   public static final class ReadLock extends ThreadOwnedLock {
     private ReadLock(Ownership holds, QueueView queue) {
       super(holds, queue);
     }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>A thread holding the write lock takes the read lock at once (a downgrade), tying its read
-     * node to its write node; ZooKeeper refuses the read node if the write node is gone.
-     *
-     * @throws LockOwnershipLostException if the current thread's write hold, or its read hold, was
-     *     lost
-     */
-    @Override
-    public void acquire() throws InterruptedException {
-      super.acquire();
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * @throws LockOwnershipLostException if the current thread's write hold, or its read hold, was
-     *     lost
-     */
-    @Override
-    public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-      return super.acquire(time, unit);
-    }
   }
 
   /**
    * The write side of a {@link ReadWriteMutex}: held by one writer at a time, excluding readers.
-   * Reentrant per thread; refused to a thread that holds only the read lock.
+   * Reentrant per thread; refused to a thread that holds only the read lock, as the upgrade would
+   * wait for itself forever: {@link #acquire()} then throws {@link IllegalMonitorStateException},
+   * and {@link #acquire(long, TimeUnit)} returns false at once, sending nothing.
    */
   public static final class WriteLock extends ThreadOwnedLock {
     private WriteLock(Ownership holds, QueueView queue) {
       super(holds, queue);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * @throws IllegalMonitorStateException if the current thread holds the read lock but not the
-     *     write lock: the upgrade would wait for itself forever
-     */
-    @Override
-    public void acquire() throws InterruptedException {
-      super.acquire();
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Returns false at once, sending nothing, if the current thread holds the read lock but not
-     * the write lock: the upgrade could never be granted.
-     */
-    @Override
-    public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-      return super.acquire(time, unit);
     }
   }
 }
