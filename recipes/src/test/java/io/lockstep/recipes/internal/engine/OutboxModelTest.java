@@ -1,10 +1,13 @@
 package io.lockstep.recipes.internal.engine;
 
+import static io.lockstep.recipes.internal.ModelCheck.check;
+import static io.lockstep.recipes.internal.ModelCheck.explore;
+import static io.lockstep.recipes.internal.ModelCheck.inParallel;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
-import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,11 +15,11 @@ import org.junit.jupiter.api.Test;
  * OutboxTest} can only race threads and hope: each step runs exactly once, never two at once, in
  * the order decided. Two ways of adding are checked, as the engine uses them: under the owner's
  * lock (an acquisition, a place, a lease, an election), and with no lock, beside a notice that runs
- * in the calling thread if the outbox is idle ({@link Notifier}).
+ * in the calling thread if the outbox is idle ({@link Notifier}). Each of three one-line breaks
+ * made on purpose fails it: a step counted before it is queued, a drain's first step not cleared, a
+ * run-here that forgets the steps added while it ran.
  */
 class OutboxModelTest {
-  private static final int INVOCATIONS = 1_000;
-
   /** What the runner saw: the steps in the order they ran, and whether two ever ran at once. */
   private static final class Log {
     final List<String> ran = new ArrayList<>();
@@ -34,8 +37,7 @@ class OutboxModelTest {
 
   @Test
   void stepsAddedUnderTheOwnersLock_runOnceEach_oneAtATime_inTheOrderDecided() {
-    Lincheck.runConcurrentTest(
-        INVOCATIONS,
+    explore(
         () -> {
           ReentrantLock ownerLock = new ReentrantLock();
           List<String> decided = new ArrayList<>(); // the order of the adds, under the lock
@@ -57,12 +59,9 @@ class OutboxModelTest {
                   });
           self.add(outbox);
 
-          Thread a = new Thread(() -> addUnderLock(outbox, ownerLock, decided, "a1", "a2"));
-          Thread b = new Thread(() -> addUnderLock(outbox, ownerLock, decided, "b1", "b2"));
-          a.start();
-          b.start();
-          join(a);
-          join(b);
+          inParallel(
+              () -> addUnderLock(outbox, ownerLock, decided, "a1", "a2"),
+              () -> addUnderLock(outbox, ownerLock, decided, "b1", "b2"));
 
           check(!log.overlapped, "two steps ran at once");
           check(log.ran.size() == 5, "every step ran once: " + log.ran);
@@ -72,35 +71,27 @@ class OutboxModelTest {
 
   @Test
   void noticesAddedWithNoLock_besideOneRunHereIfIdle_runOnceEach_oneAtATime_eachInItsOrder() {
-    Lincheck.runConcurrentTest(
-        INVOCATIONS,
+    explore(
         () -> {
           Log log = new Log();
           Outbox<String> outbox = new Outbox<>(log::run);
 
-          Thread queued =
-              new Thread(
-                  () -> {
-                    for (String notice : List.of("q1", "q2")) {
-                      if (outbox.add(notice)) {
-                        outbox.drain(); // the notifier hands this to its scheduler
-                      }
-                    }
-                  });
-          Thread here =
-              new Thread(
-                  () -> {
-                    int ran = outbox.runIfIdle("h1");
-                    if (ran < 0 && outbox.add("h1")) { // busy: queued behind what runs
-                      outbox.drain();
-                    } else if (ran > 0) {
-                      outbox.drain(); // notices came while it ran: their drain is ours to see to
-                    }
-                  });
-          queued.start();
-          here.start();
-          join(queued);
-          join(here);
+          inParallel(
+              () -> {
+                for (String notice : List.of("q1", "q2")) {
+                  if (outbox.add(notice)) {
+                    outbox.drain(); // the notifier hands this to its scheduler
+                  }
+                }
+              },
+              () -> {
+                int ran = outbox.runIfIdle("h1");
+                if (ran < 0 && outbox.add("h1")) { // busy: queued behind what runs
+                  outbox.drain();
+                } else if (ran > 0) {
+                  outbox.drain(); // notices came while it ran: their drain is ours to see to
+                }
+              });
 
           check(!log.overlapped, "two notices ran at once");
           check(
@@ -124,22 +115,6 @@ class OutboxModelTest {
       if (drain) {
         outbox.drain();
       }
-    }
-  }
-
-  /** AssertJ's assertions do not run under Lincheck's instrumentation: a plain check instead. */
-  private static void check(boolean holds, String otherwise) {
-    if (!holds) {
-      throw new AssertionError(otherwise);
-    }
-  }
-
-  private static void join(Thread thread) {
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
     }
   }
 }
