@@ -261,18 +261,11 @@ class ReadSharingFaultTest {
   }
 
   private ReadWriteMutex sharing(CuratorFramework client, int bound) {
-    return ReadWriteMutex.builder(client, path()).localHandoff(bound).build();
+    return ReadSharingTest.sharing(client, path(), bound);
   }
 
-  /**
-   * The child watch left by the read that granted our node fires once, harmlessly: another
-   * process's reader comes and goes. The hold then watches its own node (after its grace).
-   */
+  /** The hold then watches its own node (after its grace): see {@link ReadSharingTest}. */
   private void spendTheChildWatch(CuratorFramework client) throws Exception {
-    long before = zk.requestsSoFar(client);
-    ReadWriteMutex passer = new ReadWriteMutex(zk.newClient(), path());
-    passer.readLock().acquire();
-    passer.readLock().release();
-    await().until(() -> zk.requestsSoFar(client) > before);
+    ReadSharingTest.spendTheChildWatch(zk, client, path());
   }
 }

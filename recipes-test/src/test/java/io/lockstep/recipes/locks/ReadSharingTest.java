@@ -510,7 +510,8 @@ class ReadSharingTest {
     return sharing(client, path(), bound);
   }
 
-  private static ReadWriteMutex sharing(CuratorFramework client, String path, int bound) {
+  /** A read-write lock whose readers share a node, with local handoff bounded by {@code bound}. */
+  static ReadWriteMutex sharing(CuratorFramework client, String path, int bound) {
     return ReadWriteMutex.builder(client, path).localHandoff(bound).build();
   }
 
@@ -520,8 +521,14 @@ class ReadSharingTest {
    * writer that queues after this is found only by the read at the bound of joins.
    */
   private void spendTheChildWatch(CuratorFramework client) throws Exception {
+    spendTheChildWatch(zk, client, path());
+  }
+
+  /** As above, for the lock at {@code path} of {@code zk}'s server. */
+  static void spendTheChildWatch(ZooKeeperExtension zk, CuratorFramework client, String path)
+      throws Exception {
     long before = zk.requestsSoFar(client);
-    ReadWriteMutex passer = new ReadWriteMutex(zk.newClient(), path());
+    ReadWriteMutex passer = new ReadWriteMutex(zk.newClient(), path);
     passer.readLock().acquire();
     passer.readLock().release();
     await().until(() -> zk.requestsSoFar(client) > before); // that read was answered: no writer
