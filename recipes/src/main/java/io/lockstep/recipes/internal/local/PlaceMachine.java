@@ -1,50 +1,27 @@
 package io.lockstep.recipes.internal.local;
 
-import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.engine.Tenure;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
  * The transitions of one process's place: place x event -&gt; steps, the table of {@link
- * PlaceState} (which owns this and calls it only under its lock). It delegates the fencing
+ * PlaceState} (which owns this and calls it only under its lock). The place's own attempt, and the
+ * columns both tables answer alike, are its {@link PlaceTable}'s; it delegates the fencing
  * bookkeeping to its {@link Fence}, the fairness bound to its {@link Bound} and the deadline and
  * pause of a place kept for later (lock caching) to its {@link Linger}. No I/O, no threads, no
  * locks: not thread-safe.
  */
-final class PlaceMachine {
-  int place; // names the place's latest attempt; news of older ones is stale
-  PlaceState.Phase phase = PlaceState.Phase.NONE;
-  private boolean placeDecided; // TAKING: the attempt waits behind someone
-  private boolean atRisk; // HELD: the place's connection is suspended
-  String node; // HELD: the place's node
-  long owner; // HELD: the session owning it
-  private final Deque<Contender> waiting = new ArrayDeque<>();
+final class PlaceMachine extends PlaceTable {
   Contender holder; // HELD: the member holding, or null while a handoff awaits an answer
   final Fence fence = new Fence();
   final PlaceFencing fencing = new PlaceFencing(this);
   private final Bound bound = new Bound();
-  private final Linger linger;
-  private boolean unused; // every lock object on the place closed: keep it no longer than needed
-  private boolean retireAsked; // unused and idle: a Retire step went out since it last was used
 
   PlaceMachine(LongSupplier clock) {
-    this.linger = new Linger(clock);
-  }
-
-  /** The id of the place's latest attempt (for events that report its phase). */
-  int currentPlace() {
-    return place;
-  }
-
-  /** Where the place stands. */
-  PlaceState.Phase placePhase() {
-    return phase;
+    super(clock);
   }
 
   // ---- members coming and going ----
@@ -65,19 +42,9 @@ final class PlaceMachine {
     }
   }
 
-  void withdraw(Contender member, List<PlaceStep> steps) {
-    if (!waiting.remove(member)) {
-      return; // granted, failed or withdrawn first: its phase says which
-    }
-    member.phase = Phase.WITHDRAWN;
-    boolean unwanted = waiting.isEmpty() && holder == null;
-    if (unwanted && phase == PlaceState.Phase.TAKING) {
-      phase = PlaceState.Phase.NONE;
-      steps.add(new PlaceStep.WithdrawPlace(place, member));
-      steps.add(new PlaceStep.Ended(member, null, true));
-      return;
-    }
-    steps.add(new PlaceStep.Ended(member, null, false)); // a held place's answer decides
+  @Override
+  boolean isHeld() {
+    return holder != null;
   }
 
   void release(PlaceEvent.Release release, List<PlaceStep> steps) {
@@ -122,34 +89,21 @@ final class PlaceMachine {
 
   // ---- the place's attempt ----
 
-  private void take(List<PlaceStep> steps) {
-    place++;
-    phase = PlaceState.Phase.TAKING;
-    placeDecided = false;
+  @Override
+  void resetForTake() {
     bound.reset();
-    linger.reset();
-    steps.add(new PlaceStep.Take(place));
   }
 
   void placeDecided(int decided, List<PlaceStep> steps) {
-    if (decided != place || phase != PlaceState.Phase.TAKING) {
-      return;
-    }
-    placeDecided = true;
-    linger.sawOthers(); // our attempt waits behind someone
-    for (Contender member : waiting) {
-      Contender.decide(member, steps);
+    if (decided(decided, steps)) {
+      linger.sawOthers(); // our attempt waits behind someone
     }
   }
 
   void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
-    if (granted.place() != place || phase != PlaceState.Phase.TAKING) {
+    if (!granted(granted)) {
       return; // withdrawn meanwhile: the withdrawal releases a grant that raced it
     }
-    phase = PlaceState.Phase.HELD;
-    node = granted.node();
-    owner = granted.owner();
-    atRisk = granted.atRisk();
     fence.granted(granted.token());
     if (!granted.alone()) {
       sawOthers();
@@ -163,14 +117,6 @@ final class PlaceMachine {
     first.version = fence.version;
     fence.tokenTaken = true;
     grant(first, steps);
-  }
-
-  void placeEnded(PlaceEvent.PlaceEnded ended, List<PlaceStep> steps) {
-    if (ended.place() != place || phase != PlaceState.Phase.TAKING) {
-      return; // withdrawn by us: nothing waits for it
-    }
-    phase = PlaceState.Phase.NONE;
-    Contender.failAll(waiting, ended.failure(), steps);
   }
 
   void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
@@ -204,18 +150,6 @@ final class PlaceMachine {
       holder = null;
     }
     giveBackAndRetake(null, steps);
-  }
-
-  void giveBackAndRetake(CompletableFuture<Void> done, List<PlaceStep> steps) {
-    giveBack(done, steps);
-    if (!waiting.isEmpty()) {
-      take(steps);
-    }
-  }
-
-  private void giveBack(CompletableFuture<Void> done, List<PlaceStep> steps) {
-    phase = PlaceState.Phase.NONE;
-    steps.add(new PlaceStep.GiveBack(place, done));
   }
 
   // ---- handing on ----
@@ -282,11 +216,6 @@ final class PlaceMachine {
 
   // ---- lingering (lock caching) ----
 
-  /** Whether the place granted to us (held, or kept for later) is ours still. */
-  private boolean isGranted() {
-    return phase == PlaceState.Phase.HELD || phase == PlaceState.Phase.LINGERING;
-  }
-
   /**
    * Whether the place may be kept when {@code member} lets go and nobody local waits: it asked to;
    * we hear the next enqueue (the granting read found it alone and armed a child watch that has not
@@ -350,23 +279,9 @@ final class PlaceMachine {
     }
   }
 
-  /** A lock object opened on the place again. */
-  void used() {
-    unused = false;
-    retireAsked = false;
-  }
-
-  /** Whether the place may be dropped: unused, and no node, holder or waiter. */
+  @Override
   boolean isRetirable() {
     return unused && phase == PlaceState.Phase.NONE && waiting.isEmpty();
-  }
-
-  /** After every event: an unused place that became idle asks, once, to be dropped. */
-  void retireIfIdle(List<PlaceStep> steps) {
-    if (!retireAsked && isRetirable()) {
-      retireAsked = true;
-      steps.add(new PlaceStep.Retire());
-    }
   }
 
   void write(boolean forHolder, List<PlaceStep> steps) {

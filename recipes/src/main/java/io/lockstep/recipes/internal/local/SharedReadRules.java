@@ -1,14 +1,10 @@
 package io.lockstep.recipes.internal.local;
 
-import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.engine.Tenure;
 import io.lockstep.recipes.locks.LockState;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
@@ -33,31 +29,22 @@ import java.util.function.LongSupplier;
  * PlaceMember} makes when first asked ({@link #takeChecks} is therefore always null). So a release
  * never touches the place's node's version, and a sibling's checks stay good.
  *
- * <p>Called only under its {@link PlaceState}'s lock: no I/O, no threads, no locks.
+ * <p>The place's own attempt, and the columns both tables answer alike, are its {@link
+ * PlaceTable}'s. Called only under its {@link PlaceState}'s lock: no I/O, no threads, no locks.
  */
-final class SharedReadRules implements PlaceRules {
-  private int place; // names the place's latest attempt; news of older ones is stale
-  private PlaceState.Phase phase = PlaceState.Phase.NONE; // never LINGERING
-  private boolean placeDecided; // TAKING: the attempt waits behind a writer
-  private boolean atRisk; // HELD: the place's connection is suspended
-  private String node; // HELD: the place's node
-  private long owner; // HELD: the session owning it
+final class SharedReadRules extends PlaceTable implements PlaceRules {
   private long token; // HELD: the grant's token
-  private final Deque<Contender> waiting = new ArrayDeque<>();
   private final Set<Contender> holders = new LinkedHashSet<>(); // identity: no equals
   private int joins; // joins since the grant, or since a read found no writer
   private boolean checking; // a read of the queue is out
   private boolean writerSeen; // a read found a write node: nobody joins this place any more
   private int localWriters; // writers of this process waiting
-  private boolean unused; // every lock object on the place closed
-  private boolean retireAsked;
   private boolean watched; // granted alone, no change heard since: its child watch is armed
   private boolean rereadArmed; // closed by a writer: a read's child watch is armed (or read out)
-  private final Linger linger; // the deadline of a node kept with no reader (lock caching)
 
   /** A table whose linger deadlines read {@code clock} (nanoseconds). */
   SharedReadRules(LongSupplier clock) {
-    this.linger = new Linger(clock);
+    super(clock);
   }
 
   @Override
@@ -69,7 +56,7 @@ final class SharedReadRules implements PlaceRules {
     } else if (event instanceof PlaceEvent.Release release) {
       release(release, steps);
     } else if (event instanceof PlaceEvent.PlaceDecided decided) {
-      placeDecided(decided.place(), steps);
+      decided(decided.place(), steps);
     } else if (event instanceof PlaceEvent.PlaceGranted granted) {
       placeGranted(granted, steps);
     } else if (event instanceof PlaceEvent.PlaceEnded ended) {
@@ -101,15 +88,11 @@ final class SharedReadRules implements PlaceRules {
         giveBackAndRetake(null, steps);
       }
     } else if (event instanceof PlaceEvent.Used) {
-      unused = false;
-      retireAsked = false;
+      used();
     } else {
       throw new IllegalArgumentException("not an event of a shared read place: " + event);
     }
-    if (!retireAsked && isRetirable()) {
-      retireAsked = true;
-      steps.add(new PlaceStep.Retire());
-    }
+    retireIfIdle(steps);
   }
 
   // ---- readers coming and going ----
@@ -167,17 +150,9 @@ final class SharedReadRules implements PlaceRules {
     steps.add(new PlaceStep.Grant(member, memberToken, atRisk));
   }
 
-  private void withdraw(Contender member, List<PlaceStep> steps) {
-    if (!waiting.remove(member)) {
-      return; // granted, failed or withdrawn first: its phase says which
-    }
-    member.phase = Phase.WITHDRAWN;
-    boolean unwanted = waiting.isEmpty() && holders.isEmpty() && phase == PlaceState.Phase.TAKING;
-    if (unwanted) {
-      phase = PlaceState.Phase.NONE;
-      steps.add(new PlaceStep.WithdrawPlace(place, member));
-    }
-    steps.add(new PlaceStep.Ended(member, null, unwanted)); // if not, a held place's answer decides
+  @Override
+  boolean isHeld() {
+    return !holders.isEmpty();
   }
 
   private void release(PlaceEvent.Release release, List<PlaceStep> steps) {
@@ -202,46 +177,20 @@ final class SharedReadRules implements PlaceRules {
 
   // ---- the place's attempt ----
 
-  private void take(List<PlaceStep> steps) {
-    place++;
-    phase = PlaceState.Phase.TAKING;
-    placeDecided = false;
+  @Override
+  void resetForTake() {
     joins = 0;
     checking = false;
     writerSeen = false;
     rereadArmed = false; // a watch left for an earlier place fires at its node's delete
-    linger.reset();
-    steps.add(new PlaceStep.Take(place));
-  }
-
-  private void giveBackAndRetake(CompletableFuture<Void> done, List<PlaceStep> steps) {
-    phase = PlaceState.Phase.NONE;
-    steps.add(new PlaceStep.GiveBack(place, done));
-    if (!waiting.isEmpty()) {
-      take(steps);
-    }
-  }
-
-  private void placeDecided(int decided, List<PlaceStep> steps) {
-    if (decided != place || phase != PlaceState.Phase.TAKING) {
-      return;
-    }
-    placeDecided = true;
-    for (Contender member : waiting) {
-      Contender.decide(member, steps);
-    }
   }
 
   /** Granted: every reader that waited for it holds, with the grant's token. */
   private void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
-    if (granted.place() != place || phase != PlaceState.Phase.TAKING) {
+    if (!granted(granted)) {
       return; // withdrawn meanwhile: the withdrawal releases a grant that raced it
     }
-    phase = PlaceState.Phase.HELD;
-    node = granted.node();
-    owner = granted.owner();
     token = granted.token();
-    atRisk = granted.atRisk();
     watched = granted.alone();
     if (granted.lost() || waiting.isEmpty()) {
       giveBackAndRetake(null, steps); // lost on its way to us, or everyone gave up meanwhile
@@ -250,14 +199,6 @@ final class SharedReadRules implements PlaceRules {
     while (!waiting.isEmpty()) {
       admit(waiting.poll(), token, steps);
     }
-  }
-
-  private void placeEnded(PlaceEvent.PlaceEnded ended, List<PlaceStep> steps) {
-    if (ended.place() != place || phase != PlaceState.Phase.TAKING) {
-      return; // withdrawn by us: nothing waits for it
-    }
-    phase = PlaceState.Phase.NONE;
-    Contender.failAll(waiting, ended.failure(), steps);
   }
 
   private void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
@@ -327,10 +268,6 @@ final class SharedReadRules implements PlaceRules {
 
   // ---- keeping the node with no reader (linger) ----
 
-  private boolean isGranted() {
-    return phase == PlaceState.Phase.HELD || phase == PlaceState.Phase.LINGERING;
-  }
-
   /**
    * Whether the last reader's release may keep the node: it asked to; the place is open; the
    * granting read's child watch is armed; a lock object is open; no pause after a writer is on.
@@ -362,16 +299,6 @@ final class SharedReadRules implements PlaceRules {
   }
 
   // ---- what members hold ----
-
-  @Override
-  public int currentPlace() {
-    return place;
-  }
-
-  @Override
-  public PlaceState.Phase placePhase() {
-    return phase;
-  }
 
   @Override
   public boolean isRetirable() {
