@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A lock object's close racing the attempts it starts, over every interleaving Lincheck's model
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * breaks made on purpose fails it: a start that looks for the close before it is tracked, not
  * after; a close that ends what is live before it marks itself closed; a settled hold left tracked.
  */
+@Timeout(120)
 class LiveWorkModelTest {
   @Test
   void workStartedWhileTheObjectCloses_isEndedByTheClose_unlessDoneFirst() {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The outbox's drain over every interleaving Lincheck's model checker explores, where {@link
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * made on purpose fails it: a step counted before it is queued, a drain's first step not cleared, a
  * run-here that forgets the steps added while it ran.
  */
+@Timeout(120)
 class OutboxModelTest {
   /** What the runner saw: the steps in the order they ran, and whether two ever ran at once. */
   private static final class Log {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A shared read hold's own node over every interleaving Lincheck's model checker explores, where
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * of two one-line breaks made on purpose fails it: a release that clears the node instead of
  * marking it released, and an ask that loses the race to start without giving its node up.
  */
+@Timeout(120)
 class OwnReadNodeModelTest {
   @Test
   void asksRacingTheRelease_leaveNoNodeBehind_andGiveNoneUpTwice() {

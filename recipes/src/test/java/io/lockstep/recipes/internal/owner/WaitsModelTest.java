@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * An asynchronous caller's stage over every interleaving Lincheck's model checker explores: the
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * is withdrawn exactly when the caller cancelled. Each of two one-line breaks made on purpose fails
  * it: an offer that drops a grant the stage refused, and a stage that withdraws on any failure.
  */
+@Timeout(120)
 class WaitsModelTest {
   @Test
   void aGrantRacingACancelAndTheDeadline_isTheCallersOrReleased_exactlyOnce() {
