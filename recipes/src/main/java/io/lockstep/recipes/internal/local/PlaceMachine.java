@@ -24,8 +24,37 @@ final class PlaceMachine extends PlaceTable {
     super(clock);
   }
 
+  @Override
+  void other(PlaceEvent event, List<PlaceStep> steps) {
+    if (event instanceof PlaceEvent.FenceAsked asked) {
+      fencing.asked(asked, steps);
+    } else if (event instanceof PlaceEvent.FenceWritten written) {
+      fencing.written(written, steps);
+    } else if (event instanceof PlaceEvent.FenceFailed failed) {
+      fencing.failed(failed, steps);
+    } else if (event instanceof PlaceEvent.YieldAtRelease yield) {
+      yield.member().yields = true;
+    }
+  }
+
+  @Override
+  public PlaceState.Held heldBy(Contender member) {
+    return fencing.heldBy(member);
+  }
+
+  @Override
+  public PlaceState.Held takeChecks(Contender member) {
+    return fencing.takeChecks(member);
+  }
+
+  @Override
+  public PlaceState.Held lastHeldBy(Contender member) {
+    return fencing.lastHeldBy(member);
+  }
+
   // ---- members coming and going ----
 
+  @Override
   void join(PlaceEvent.Join join, List<PlaceStep> steps) {
     if (join.placeLost() && join.place() == place && isGranted()) {
       lose("the lock's node or session was lost", steps); // before its notice: nobody joins it
@@ -47,6 +76,7 @@ final class PlaceMachine extends PlaceTable {
     return holder != null;
   }
 
+  @Override
   void release(PlaceEvent.Release release, List<PlaceStep> steps) {
     PlaceStep.Released released = Contender.release(release, steps);
     if (released == null) {
@@ -94,12 +124,14 @@ final class PlaceMachine extends PlaceTable {
     bound.reset();
   }
 
+  @Override
   void placeDecided(int decided, List<PlaceStep> steps) {
     if (decided(decided, steps)) {
       linger.sawOthers(); // our attempt waits behind someone
     }
   }
 
+  @Override
   void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
     if (!granted(granted)) {
       return; // withdrawn meanwhile: the withdrawal releases a grant that raced it
@@ -119,6 +151,7 @@ final class PlaceMachine extends PlaceTable {
     grant(first, steps);
   }
 
+  @Override
   void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
     if (changed.place() != place || !isGranted()) {
       return; // news of a place given back, or of one not granted yet (its grant says)
@@ -197,6 +230,7 @@ final class PlaceMachine extends PlaceTable {
     steps.add(new PlaceStep.CheckQueue(place));
   }
 
+  @Override
   void queueChecked(PlaceEvent.QueueChecked checked, List<PlaceStep> steps) {
     if (checked.place() != place || !isGranted() || !bound.checking) {
       return; // given back or lost meanwhile
@@ -253,6 +287,7 @@ final class PlaceMachine extends PlaceTable {
   }
 
   /** The granting read's child watch fired: another participant may have queued. */
+  @Override
   void queueChanged(int changed, List<PlaceStep> steps) {
     if (changed != place || phase == PlaceState.Phase.NONE) {
       return;
@@ -263,6 +298,7 @@ final class PlaceMachine extends PlaceTable {
     }
   }
 
+  @Override
   void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps) {
     if (linger.runsOut(due, place, phase == PlaceState.Phase.LINGERING, steps)) {
       giveBack(null, steps);
@@ -272,6 +308,7 @@ final class PlaceMachine extends PlaceTable {
   // ---- the lock objects on the place ----
 
   /** The last open lock object closed: a lingering place goes back, a held one is not kept. */
+  @Override
   void unused(List<PlaceStep> steps) {
     unused = true;
     if (phase == PlaceState.Phase.LINGERING) {
@@ -280,7 +317,7 @@ final class PlaceMachine extends PlaceTable {
   }
 
   @Override
-  boolean isRetirable() {
+  public boolean isRetirable() {
     return unused && phase == PlaceState.Phase.NONE && waiting.isEmpty();
   }
 

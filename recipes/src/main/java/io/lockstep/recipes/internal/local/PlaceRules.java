@@ -5,9 +5,8 @@ import java.util.List;
 /**
  * The table of a place shared by a process's local holds: an event in, the steps out, and what a
  * member holds. Two tables share the events, the steps and their runner ({@link LocalPlace}): the
- * mutex's turn-taking ({@link PlaceMachine}, through {@link TurnRules}) and concurrent readers on
- * one read node ({@link SharedReadRules}). Called only under its {@link PlaceState}'s lock; no I/O,
- * no threads, no locks.
+ * mutex's turn-taking ({@link PlaceMachine}) and concurrent readers on one read node ({@link
+ * SharedReadRules}). Called only under its {@link PlaceState}'s lock; no I/O, no threads, no locks.
  */
 interface PlaceRules {
   /** One column of the table; the steps to take are added to {@code steps}, in order. */

@@ -73,7 +73,7 @@ final class PlaceState {
    * (nanoseconds, as {@link System#nanoTime}).
    */
   PlaceState(LongSupplier clock) {
-    this(new TurnRules(new PlaceMachine(clock)));
+    this(new PlaceMachine(clock));
   }
 
   private PlaceState(PlaceRules rules) {

@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
  * ({@link PlaceStep.Take}, {@link PlaceStep.GiveBack}, {@link PlaceStep.Retire}). Called only under
  * its {@link PlaceState}'s lock: not thread-safe.
  */
-abstract class PlaceTable {
+abstract class PlaceTable implements PlaceRules {
   int place; // names the place's latest attempt; news of older ones is stale
   PlaceState.Phase phase = PlaceState.Phase.NONE;
   boolean placeDecided; // TAKING: the attempt waits behind someone
@@ -32,21 +32,85 @@ abstract class PlaceTable {
     this.linger = new Linger(clock);
   }
 
+  /**
+   * Routes each event to its column: the columns both tables answer alike are this class's, the
+   * others each table's own; after every event an unused place that became idle asks to be dropped.
+   */
+  @Override
+  public final void on(PlaceEvent event, List<PlaceStep> steps) {
+    if (event instanceof PlaceEvent.Join join) {
+      join(join, steps);
+    } else if (event instanceof PlaceEvent.Withdraw withdraw) {
+      withdraw(withdraw.member(), steps);
+    } else if (event instanceof PlaceEvent.Release release) {
+      release(release, steps);
+    } else if (event instanceof PlaceEvent.PlaceDecided decided) {
+      placeDecided(decided.place(), steps);
+    } else if (event instanceof PlaceEvent.PlaceGranted granted) {
+      placeGranted(granted, steps);
+    } else if (event instanceof PlaceEvent.PlaceEnded ended) {
+      placeEnded(ended, steps);
+    } else if (event instanceof PlaceEvent.PlaceChanged changed) {
+      placeChanged(changed, steps);
+    } else if (event instanceof PlaceEvent.QueueChanged changed) {
+      queueChanged(changed.place(), steps);
+    } else if (event instanceof PlaceEvent.QueueChecked checked) {
+      queueChecked(checked, steps);
+    } else if (event instanceof PlaceEvent.LingerDue due) {
+      lingerDue(due, steps);
+    } else if (event instanceof PlaceEvent.Unused) {
+      unused(steps);
+    } else if (event instanceof PlaceEvent.Used) {
+      used();
+    } else {
+      other(event, steps);
+    }
+    retireIfIdle(steps);
+  }
+
+  // ---- each table's own columns ----
+
+  /** A member asks for the place. */
+  abstract void join(PlaceEvent.Join join, List<PlaceStep> steps);
+
+  /** A member lets go of the place. */
+  abstract void release(PlaceEvent.Release release, List<PlaceStep> steps);
+
+  /** The attempt was granted (see {@link #granted}). */
+  abstract void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps);
+
+  /** The place's hold changed state: at risk, held again, or lost. */
+  abstract void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps);
+
+  /** The granting read's child watch fired: the queue changed. */
+  abstract void queueChanged(int changed, List<PlaceStep> steps);
+
+  /** A read of the queue answered. */
+  abstract void queueChecked(PlaceEvent.QueueChecked checked, List<PlaceStep> steps);
+
+  /** A linger's timer is due. */
+  abstract void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps);
+
+  /** The last open lock object on the place closed. */
+  abstract void unused(List<PlaceStep> steps);
+
+  /** An event only this table answers. */
+  abstract void other(PlaceEvent event, List<PlaceStep> steps);
+
   /** What the table resets of its own as a new attempt begins. */
   abstract void resetForTake();
-
-  /** Whether the place may be dropped: unused, and no node, holder or waiter. */
-  abstract boolean isRetirable();
 
   /** Whether a member holds the place now. */
   abstract boolean isHeld();
 
-  /** The id of the place's latest attempt (for events that report its phase). */
+  // ---- the columns both tables answer alike ----
+
+  @Override
   public final int currentPlace() {
     return place;
   }
 
-  /** Where the place stands. */
+  @Override
   public final PlaceState.Phase placePhase() {
     return phase;
   }
@@ -95,6 +159,11 @@ abstract class PlaceTable {
       steps.add(new PlaceStep.WithdrawPlace(place, member));
     }
     steps.add(new PlaceStep.Ended(member, null, unwanted)); // if not, a held place's answer decides
+  }
+
+  /** The attempt waits behind someone (see {@link #decided}). */
+  void placeDecided(int decided, List<PlaceStep> steps) {
+    decided(decided, steps);
   }
 
   /**

@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
  * <p>The place's own attempt, and the columns both tables answer alike, are its {@link
  * PlaceTable}'s. Called only under its {@link PlaceState}'s lock: no I/O, no threads, no locks.
  */
-final class SharedReadRules extends PlaceTable implements PlaceRules {
+final class SharedReadRules extends PlaceTable {
   private long token; // HELD: the grant's token
   private final Set<Contender> holders = new LinkedHashSet<>(); // identity: no equals
   private int joins; // joins since the grant, or since a read found no writer
@@ -47,57 +47,38 @@ final class SharedReadRules extends PlaceTable implements PlaceRules {
     super(clock);
   }
 
+  /** A writer of this process begins or stops waiting (see <b>Closed</b> above). */
   @Override
-  public void on(PlaceEvent event, List<PlaceStep> steps) {
-    if (event instanceof PlaceEvent.Join join) {
-      join(join, steps);
-    } else if (event instanceof PlaceEvent.Withdraw withdraw) {
-      withdraw(withdraw.member(), steps);
-    } else if (event instanceof PlaceEvent.Release release) {
-      release(release, steps);
-    } else if (event instanceof PlaceEvent.PlaceDecided decided) {
-      decided(decided.place(), steps);
-    } else if (event instanceof PlaceEvent.PlaceGranted granted) {
-      placeGranted(granted, steps);
-    } else if (event instanceof PlaceEvent.PlaceEnded ended) {
-      placeEnded(ended, steps);
-    } else if (event instanceof PlaceEvent.PlaceChanged changed) {
-      placeChanged(changed, steps);
-    } else if (event instanceof PlaceEvent.QueueChanged changed) {
-      queueChanged(changed.place(), steps);
-    } else if (event instanceof PlaceEvent.QueueChecked checked) {
-      queueChecked(checked, steps);
-    } else if (event instanceof PlaceEvent.LocalWriter writer) {
-      if (!writer.waits() && localWriters == 0) {
-        throw new IllegalStateException("no writer of this process waits");
-      }
-      localWriters += writer.waits() ? 1 : -1;
-      if (writer.granted() && isGranted()) {
-        // the writer queued behind our node and holds: the node is gone, its LOST on the way
-        lose("the read node is gone: a writer of this process was granted behind it", steps);
-      }
-      if (phase == PlaceState.Phase.LINGERING) {
-        giveBackAndRetake(null, steps); // the writer must not wait for a node nobody holds
-      }
-      admitWaiting(steps);
-    } else if (event instanceof PlaceEvent.LingerDue due) {
-      lingerDue(due, steps);
-    } else if (event instanceof PlaceEvent.Unused) {
-      unused = true; // a kept node goes now; a held one at its last release
-      if (phase == PlaceState.Phase.LINGERING) {
-        giveBackAndRetake(null, steps);
-      }
-    } else if (event instanceof PlaceEvent.Used) {
-      used();
-    } else {
+  void other(PlaceEvent event, List<PlaceStep> steps) {
+    if (!(event instanceof PlaceEvent.LocalWriter writer)) {
       throw new IllegalArgumentException("not an event of a shared read place: " + event);
     }
-    retireIfIdle(steps);
+    if (!writer.waits() && localWriters == 0) {
+      throw new IllegalStateException("no writer of this process waits");
+    }
+    localWriters += writer.waits() ? 1 : -1;
+    if (writer.granted() && isGranted()) {
+      // the writer queued behind our node and holds: the node is gone, its LOST on the way
+      lose("the read node is gone: a writer of this process was granted behind it", steps);
+    }
+    if (phase == PlaceState.Phase.LINGERING) {
+      giveBackAndRetake(null, steps); // the writer must not wait for a node nobody holds
+    }
+    admitWaiting(steps);
+  }
+
+  @Override
+  void unused(List<PlaceStep> steps) {
+    unused = true; // a kept node goes now; a held one at its last release
+    if (phase == PlaceState.Phase.LINGERING) {
+      giveBackAndRetake(null, steps);
+    }
   }
 
   // ---- readers coming and going ----
 
-  private void join(PlaceEvent.Join join, List<PlaceStep> steps) {
+  @Override
+  void join(PlaceEvent.Join join, List<PlaceStep> steps) {
     if (join.placeLost() && join.place() == place && isGranted()) {
       lose("the lock's node or session was lost", steps); // before its notice: nobody joins it
     }
@@ -155,7 +136,8 @@ final class SharedReadRules extends PlaceTable implements PlaceRules {
     return !holders.isEmpty();
   }
 
-  private void release(PlaceEvent.Release release, List<PlaceStep> steps) {
+  @Override
+  void release(PlaceEvent.Release release, List<PlaceStep> steps) {
     PlaceStep.Released released = Contender.release(release, steps);
     if (released == null) {
       return; // released before
@@ -186,7 +168,8 @@ final class SharedReadRules extends PlaceTable implements PlaceRules {
   }
 
   /** Granted: every reader that waited for it holds, with the grant's token. */
-  private void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
+  @Override
+  void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps) {
     if (!granted(granted)) {
       return; // withdrawn meanwhile: the withdrawal releases a grant that raced it
     }
@@ -201,7 +184,8 @@ final class SharedReadRules extends PlaceTable implements PlaceRules {
     }
   }
 
-  private void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
+  @Override
+  void placeChanged(PlaceEvent.PlaceChanged changed, List<PlaceStep> steps) {
     if (changed.place() != place || !isGranted()) {
       return; // news of a place given back, or of one not granted yet (its grant says)
     }
@@ -250,7 +234,8 @@ final class SharedReadRules extends PlaceTable implements PlaceRules {
   }
 
   /** The read answered: {@code alone} here means no write node in the queue. */
-  private void queueChecked(PlaceEvent.QueueChecked checked, List<PlaceStep> steps) {
+  @Override
+  void queueChecked(PlaceEvent.QueueChecked checked, List<PlaceStep> steps) {
     if (checked.place() != place || phase != PlaceState.Phase.HELD || !checking) {
       return; // given back or lost meanwhile
     }
@@ -277,7 +262,8 @@ final class SharedReadRules extends PlaceTable implements PlaceRules {
   }
 
   /** The child watch fired: a kept node goes (a writer may have queued); a held one reads. */
-  private void queueChanged(int changed, List<PlaceStep> steps) {
+  @Override
+  void queueChanged(int changed, List<PlaceStep> steps) {
     if (changed != place || !isGranted()) {
       return;
     }
@@ -292,7 +278,8 @@ final class SharedReadRules extends PlaceTable implements PlaceRules {
     }
   }
 
-  private void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps) {
+  @Override
+  void lingerDue(PlaceEvent.LingerDue due, List<PlaceStep> steps) {
     if (linger.runsOut(due, place, phase == PlaceState.Phase.LINGERING, steps)) {
       giveBackAndRetake(null, steps);
     }
