@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testkit.internal.ServerStats;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,6 +41,7 @@ public final class ZooKeeperExtension
   private TestingServer server;
   private String root;
   private boolean checkLeaks = true;
+  private TcpProxy proxy; // the current test's, made at its first proxy(); guarded by this
 
   static {
     System.setProperty("zookeeper.4lw.commands.whitelist", "*");
@@ -67,12 +69,31 @@ public final class ZooKeeperExtension
   @Override
   public void afterEach(ExtensionContext context) {
     try {
+      closeProxy(); // first, as a test's own @AfterEach would
       if (checkLeaks && context.getExecutionException().isEmpty()) {
         assertNothingLeft();
       }
     } finally {
       clients.forEach(CloseableUtils::closeQuietly);
       clients.clear();
+    }
+  }
+
+  /**
+   * A TCP proxy in front of the server for the current test, made at the first call; closed after
+   * the test, before the leak check.
+   */
+  public synchronized TcpProxy proxy() {
+    if (proxy == null) {
+      proxy = TcpProxy.start("127.0.0.1", server.getPort());
+    }
+    return proxy;
+  }
+
+  private synchronized void closeProxy() {
+    if (proxy != null) {
+      proxy.close();
+      proxy = null;
     }
   }
 

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
-import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -20,8 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,18 +31,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(60)
 class ReadSharingFaultTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
-
-  private TcpProxy proxy;
-
-  @BeforeEach
-  void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
-  }
-
-  @AfterEach
-  void stopProxy() {
-    proxy.close();
-  }
 
   // No join is granted in memory while the place's connection is suspended: once the server has
   // expired the session (before the client calls it lost), another process's writer holds, and a
@@ -60,7 +45,7 @@ class ReadSharingFaultTest {
     LockHold first = lock.readLock().hold();
     ReadWriteMutex remote = new ReadWriteMutex(zk.newClient(), path());
 
-    proxy.blackhole(); // the writer queues after: the partitioned place cannot hear of it
+    zk.proxy().blackhole(); // the writer queues after: the partitioned place cannot hear of it
     CompletableFuture<LockHold> remoteWrite =
         remote.writeLock().acquireAsync().toCompletableFuture();
     await().until(() -> ReadSharingTest.nodes(observer, path(), "__WRIT__").size() == 1);
@@ -74,7 +59,7 @@ class ReadSharingFaultTest {
 
     late.ifPresent(LockHold::close);
     writeHold.close();
-    proxy.heal();
+    zk.proxy().heal();
     first.close();
     assertThat(writerHeld).isTrue();
     assertThat(late)
@@ -251,7 +236,7 @@ class ReadSharingFaultTest {
   private CuratorFramework throughProxy(int sessionTimeoutMs) {
     return zk.newClient(
         b ->
-            b.connectString(proxy.connectString())
+            b.connectString(zk.proxy().connectString())
                 .sessionTimeoutMs(sessionTimeoutMs)
                 .retryPolicy(new RetryNTimes(3, 100)));
   }

@@ -6,14 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
-import io.lockstep.testkit.internal.TcpProxy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,22 +35,10 @@ class WithdrawnAttemptTest {
   /** Each way, on the waiter's link. */
   private static final long LATENCY_MILLIS = 20;
 
-  private TcpProxy proxy;
-
-  @BeforeEach
-  void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
-  }
-
-  @AfterEach
-  void stopProxy() {
-    proxy.close();
-  }
-
   /** A client whose link to the server is a little slow. */
   private CuratorFramework slowClient() {
-    CuratorFramework client = zk.newClient(b -> b.connectString(proxy.connectString()));
-    proxy.setLatency(LATENCY_MILLIS);
+    CuratorFramework client = zk.newClient(b -> b.connectString(zk.proxy().connectString()));
+    zk.proxy().setLatency(LATENCY_MILLIS);
     return client;
   }
 

@@ -9,7 +9,6 @@ import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
-import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,8 +16,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,26 +37,14 @@ class ExpiredCreateTest {
   /** Well under the old session's 30 s: the queue must not wait for the server to end it. */
   private static final Duration BOUND = Duration.ofSeconds(10);
 
-  private TcpProxy proxy;
-
-  @BeforeEach
-  void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
-  }
-
-  @AfterEach
-  void stopProxy() {
-    proxy.close();
-  }
-
   private CuratorFramework clientThroughProxy() {
     return zk.newClient(
-        b -> b.connectString(proxy.connectString()).retryPolicy(new RetryNTimes(100, 100)));
+        b -> b.connectString(zk.proxy().connectString()).retryPolicy(new RetryNTimes(100, 100)));
   }
 
   /** Loses the answer of the client's next request, the create, and waits until it is applied. */
   private String createAppliedButUnanswered(CuratorFramework admin, String path) throws Exception {
-    assertThat(proxy.awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(zk.proxy().awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
     await().until(() -> admin.getChildren().forPath(path).size() == 1);
     return admin.getChildren().forPath(path).get(0);
   }
@@ -79,7 +64,7 @@ class ExpiredCreateTest {
     long oldSession = Sessions.id(client);
     FencedLock lock = kind.newLock(client, path);
 
-    proxy.loseNextResponse(60_000);
+    zk.proxy().loseNextResponse(60_000);
     try (LockThread thread = new LockThread("acquirer")) {
       CompletableFuture<Boolean> acquired = thread.call(() -> lock.acquire(60, TimeUnit.SECONDS));
       String ghost = createAppliedButUnanswered(admin, path);
@@ -103,7 +88,7 @@ class ExpiredCreateTest {
     admin.create().creatingParentsIfNeeded().forPath(path);
     CuratorFramework client = clientThroughProxy();
 
-    proxy.loseNextResponse(60_000);
+    zk.proxy().loseNextResponse(60_000);
     LeaderElection first =
         LeaderElection.builder(client, path).participantId("first").layout(layout).build();
     first.start();
@@ -135,12 +120,12 @@ class ExpiredCreateTest {
     FencedLock expiring = MutexKind.REENTRANT_MUTEX.newLock(expiringClient, path);
     holder.acquire();
 
-    proxy.loseNextResponse(60_000);
+    zk.proxy().loseNextResponse(60_000);
     try (LockThread expiringThread = new LockThread("expiring");
         LockThread otherThread = new LockThread("other")) {
       CompletableFuture<Boolean> expiringAcquire =
           expiringThread.call(() -> expiring.acquire(60, TimeUnit.SECONDS));
-      assertThat(proxy.awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(zk.proxy().awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
       await().until(() -> admin.getChildren().forPath(path).size() == 2);
       CompletableFuture<Boolean> otherAcquire =
           otherThread.call(() -> other.acquire(60, TimeUnit.SECONDS));

@@ -11,7 +11,6 @@ import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
-import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +21,6 @@ import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,18 +42,6 @@ class LostCreateCleanupTest {
   /** How long the proxy keeps the silent connection open after the lost answer. */
   private static final long SILENT_MILLIS = 4_000;
 
-  private TcpProxy proxy;
-
-  @BeforeEach
-  void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
-  }
-
-  @AfterEach
-  void stopProxy() {
-    proxy.close();
-  }
-
   /**
    * A client behind the proxy. A short connection timeout keeps the grace a timed-out acquire
    * allows its first attempt (one connection timeout) well below {@link #SILENT_MILLIS}.
@@ -64,7 +49,7 @@ class LostCreateCleanupTest {
   private CuratorFramework clientThroughProxy(RetryPolicy retryPolicy) {
     return zk.newClient(
         b ->
-            b.connectString(proxy.connectString())
+            b.connectString(zk.proxy().connectString())
                 .connectionTimeoutMs(1_000)
                 .retryPolicy(retryPolicy));
   }
@@ -81,7 +66,7 @@ class LostCreateCleanupTest {
     long session = Sessions.id(client);
     FencedLock lock = kind.newLock(client, zk.path("lock"));
 
-    proxy.loseNextResponse(SILENT_MILLIS);
+    zk.proxy().loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("acquirer")) {
       CompletableFuture<Boolean> acquired =
           thread.call(() -> lock.acquire(200, TimeUnit.MILLISECONDS));
@@ -106,7 +91,7 @@ class LostCreateCleanupTest {
     long session = Sessions.id(client);
     FencedLock lock = kind.newLock(client, zk.path("lock"));
 
-    proxy.loseNextResponse(SILENT_MILLIS);
+    zk.proxy().loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("acquirer")) {
       CompletableFuture<Void> acquiring = thread.run(lock::acquire);
       awaitCreateAppliedButUnanswered(admin, paths, session);
@@ -133,7 +118,7 @@ class LostCreateCleanupTest {
     long session = Sessions.id(client);
     MultiMutex lock = new MultiMutex(client, paths);
 
-    proxy.loseNextResponse(SILENT_MILLIS);
+    zk.proxy().loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("acquirer")) {
       CompletableFuture<Void> acquiring = thread.run(lock::acquire);
       awaitCreateAppliedButUnanswered(admin, paths, session);
@@ -160,7 +145,7 @@ class LostCreateCleanupTest {
     long session = Sessions.id(client);
     FencedLock lock = kind.newLock(client, zk.path("lock"));
 
-    proxy.loseNextResponse(SILENT_MILLIS);
+    zk.proxy().loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("acquirer")) {
       CompletableFuture<Void> acquiring = thread.run(lock::acquire);
       awaitCreateAppliedButUnanswered(admin, paths, session);
@@ -188,11 +173,11 @@ class LostCreateCleanupTest {
     long session = Sessions.id(client);
     FencedLock lock = kind.newLock(client, zk.path("lock"));
 
-    proxy.loseNextResponse(60_000); // the connection goes silent; the cut below closes it
+    zk.proxy().loseNextResponse(60_000); // the connection goes silent; the cut below closes it
     try (LockThread thread = new LockThread("acquirer")) {
       CompletableFuture<Void> acquiring = thread.run(lock::acquire);
       awaitCreateAppliedButUnanswered(admin, paths, session);
-      proxy.cut();
+      zk.proxy().cut();
 
       assertThatThrownBy(() -> acquiring.get(30, TimeUnit.SECONDS))
           .as("acquire whose retries run out while the link is cut")
@@ -200,7 +185,7 @@ class LostCreateCleanupTest {
           .hasCauseInstanceOf(LockException.class);
       assertThat(lock.isAcquiredInThisProcess()).isFalse();
     }
-    proxy.heal();
+    zk.proxy().heal();
 
     assertOurNodesDeletedInTheLiveSession(admin, paths, client, session);
     assertAnotherClientCanAcquire(kind.newLock(zk.newClient(), zk.path("lock")));
@@ -224,7 +209,7 @@ class LostCreateCleanupTest {
     FencedLock first = kind.newLock(client, zk.path("lock"));
     FencedLock second = kind.newLock(client, zk.path("lock"));
 
-    proxy.loseNextResponse(SILENT_MILLIS);
+    zk.proxy().loseNextResponse(SILENT_MILLIS);
     try (LockThread thread = new LockThread("first")) {
       CompletableFuture<Boolean> acquired =
           thread.call(() -> first.acquire(200, TimeUnit.MILLISECONDS));
@@ -268,7 +253,7 @@ class LostCreateCleanupTest {
   /** The create reached the server, which applied it, and its answer is lost on the way back. */
   private void awaitCreateAppliedButUnanswered(
       CuratorFramework admin, List<String> paths, long session) throws Exception {
-    assertThat(proxy.awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(zk.proxy().awaitResponseLost(10, TimeUnit.SECONDS)).isTrue();
     await("the create was applied on the server")
         .atMost(Duration.ofSeconds(10))
         .until(() -> nodesOwnedBy(admin, paths, session).size() == paths.size());

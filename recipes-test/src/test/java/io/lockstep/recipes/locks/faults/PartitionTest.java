@@ -14,7 +14,6 @@ import io.lockstep.recipes.locks.LockStateChange;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
-import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +26,6 @@ import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,18 +35,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(90)
 class PartitionTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
-
-  private TcpProxy proxy;
-
-  @BeforeEach
-  void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
-  }
-
-  @AfterEach
-  void stopProxy() {
-    proxy.close();
-  }
 
   @ParameterizedTest
   @MethodSource("io.lockstep.recipes.locks.faults.MutexKind#inThisRun")
@@ -71,7 +56,7 @@ class PartitionTest {
               });
       await().until(() -> waiter.getParticipantNodes().size() == 2);
 
-      proxy.blackhole();
+      zk.proxy().blackhole();
 
       long granted = grantedAt.get(30, TimeUnit.SECONDS);
       assertThat(firstSeen).containsKey(LockState.AT_RISK);
@@ -79,7 +64,7 @@ class PartitionTest {
           .as("the holder was told its lock was at risk before the lock passed on")
           .isLessThan(granted);
 
-      proxy.heal();
+      zk.proxy().heal();
       await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(LockState.LOST));
       assertThatThrownBy(holder::checkHeld).isInstanceOf(LockOwnershipLostException.class);
       holder.release();
@@ -118,7 +103,7 @@ class PartitionTest {
       String busyNode = busy.getParticipantNodes().iterator().next();
       await().until(() -> zk.stats().watchedPaths(Sessions.id(partitioned)).contains(busyNode));
 
-      proxy.blackhole();
+      zk.proxy().blackhole();
       CompletableFuture<Long> grantedAt =
           waiter.call(
               () -> {
@@ -133,7 +118,7 @@ class PartitionTest {
           .as("the holder was told its lock was at risk before the lock passed on")
           .isLessThan(granted);
 
-      proxy.heal();
+      zk.proxy().heal();
       await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(LockState.LOST));
       holder.release();
       waiter.run(next::release).get(10, TimeUnit.SECONDS);
@@ -165,9 +150,9 @@ class PartitionTest {
       CompletableFuture<Boolean> gaveUp = giver.call(() -> givingUp.acquire(1_000, MILLISECONDS));
       await().until(() -> zk.stats().watchedPaths(session).contains(busyNode));
 
-      proxy.blackhole();
+      zk.proxy().blackhole();
       await().atMost(Duration.ofSeconds(20)).until(() -> states.contains(LockState.AT_RISK));
-      proxy.heal();
+      zk.proxy().heal();
       assertThat(gaveUp.get(30, TimeUnit.SECONDS)).as("the waiter gave up").isFalse();
       await()
           .atMost(Duration.ofSeconds(20))
@@ -220,7 +205,7 @@ class PartitionTest {
               });
       await().until(() -> other.getParticipantNodes().size() == kind.queueLength(1, 2) + 1);
 
-      proxy.blackhole();
+      zk.proxy().blackhole();
 
       long granted = grantedAt.get(30, TimeUnit.SECONDS);
       assertThat(firstSeen).as("the holder heard AT_RISK").containsKey(LockState.AT_RISK);
@@ -229,7 +214,7 @@ class PartitionTest {
           .isLessThan(granted);
       assertThat(siblingHold).as("the holder's client's waiter, while the other holds").isNotDone();
 
-      proxy.heal();
+      zk.proxy().heal();
       await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(LockState.LOST));
       assertThatThrownBy(holder::checkHeld).isInstanceOf(LockOwnershipLostException.class);
       holder.release();
@@ -280,7 +265,7 @@ class PartitionTest {
       CompletableFuture<Void> otherWaiting = thread.run(other::acquire);
       await().until(() -> other.getParticipantNodes().size() == 2);
 
-      proxy.blackhole();
+      zk.proxy().blackhole();
       await().atMost(Duration.ofSeconds(20)).until(() -> holderStates.contains(LockState.AT_RISK));
       holder.release();
 
@@ -290,7 +275,7 @@ class PartitionTest {
       assertThat(siblingHold).as("nothing handed on beside the other client").isNotDone();
       assertThat(siblingStates).isEmpty();
 
-      proxy.heal();
+      zk.proxy().heal();
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> sibling.getParticipantNodes().size() == 2); // queued anew, behind
@@ -331,7 +316,7 @@ class PartitionTest {
       CompletableFuture<Void> otherWaiting = thread.run(other::acquire);
       await().until(() -> other.getParticipantNodes().size() == 2);
 
-      proxy.blackhole();
+      zk.proxy().blackhole();
       await().atMost(Duration.ofSeconds(20)).until(() -> states.contains(LockState.AT_RISK));
       CompletableFuture<Long> token = asker.call(hold::fencingToken);
 
@@ -344,7 +329,7 @@ class PartitionTest {
       assertThat(thread.call(other::fencingToken).get(10, TimeUnit.SECONDS))
           .isGreaterThan(firstToken);
 
-      proxy.heal();
+      zk.proxy().heal();
       await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(LockState.LOST));
       assertThat(states).containsExactly(LockState.HELD, LockState.AT_RISK, LockState.LOST);
       assertThatThrownBy(hold::fencingToken).isInstanceOf(LockOwnershipLostException.class);
@@ -358,11 +343,11 @@ class PartitionTest {
     return throughProxy(sessionTimeoutMs, new RetryNTimes(3, 100));
   }
 
-  /** A client that reaches the server through the proxy. */
+  /** A client that reaches the server through the zk.proxy(). */
   private CuratorFramework throughProxy(int sessionTimeoutMs, RetryPolicy retryPolicy) {
     return zk.newClient(
         b ->
-            b.connectString(proxy.connectString())
+            b.connectString(zk.proxy().connectString())
                 .sessionTimeoutMs(sessionTimeoutMs)
                 .retryPolicy(retryPolicy));
   }
