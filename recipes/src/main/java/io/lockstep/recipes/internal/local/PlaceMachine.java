@@ -77,11 +77,7 @@ final class PlaceMachine extends PlaceTable {
   }
 
   @Override
-  void release(PlaceEvent.Release release, List<PlaceStep> steps) {
-    PlaceStep.Released released = Contender.release(release, steps);
-    if (released == null) {
-      return; // released before
-    }
+  void released(PlaceEvent.Release release, PlaceStep.Released released, List<PlaceStep> steps) {
     Contender member = release.member();
     if (member.fencePending) {
       PlaceFencing.refuse(
@@ -97,9 +93,7 @@ final class PlaceMachine extends PlaceTable {
     bound.lastMax = member.maxInARow;
     boolean placeLost = release.placeLost() && release.place() == place;
     if (!placeLost && waiting.isEmpty() && !member.yields && mayLinger(member)) {
-      phase = PlaceState.Phase.LINGERING;
-      linger.start(place, member.lingerNanos, steps);
-      steps.add(released);
+      lingerAfter(member, released, steps);
       return;
     }
     if (placeLost || waiting.isEmpty() || member.yields || bound.mustGiveBack(member.maxInARow)) {

@@ -73,8 +73,12 @@ abstract class PlaceTable implements PlaceRules {
   /** A member asks for the place. */
   abstract void join(PlaceEvent.Join join, List<PlaceStep> steps);
 
-  /** A member lets go of the place. */
-  abstract void release(PlaceEvent.Release release, List<PlaceStep> steps);
+  /**
+   * A member let go of the place, for the first time: {@code released} is its step, which this
+   * column adds (done at once, or once the place's node is given back).
+   */
+  abstract void released(
+      PlaceEvent.Release release, PlaceStep.Released released, List<PlaceStep> steps);
 
   /** The attempt was granted (see {@link #granted}). */
   abstract void placeGranted(PlaceEvent.PlaceGranted granted, List<PlaceStep> steps);
@@ -104,6 +108,24 @@ abstract class PlaceTable implements PlaceRules {
   abstract boolean isHeld();
 
   // ---- the columns both tables answer alike ----
+
+  /** A member lets go of the place: its hold ends once, then the table decides about the place. */
+  private void release(PlaceEvent.Release release, List<PlaceStep> steps) {
+    PlaceStep.Released released = Contender.release(release, steps);
+    if (released != null) { // else released before
+      released(release, released, steps);
+    }
+  }
+
+  /**
+   * Keeps the place's node after the last holder's release, for its linger: held by nobody until
+   * someone joins or the linger ends.
+   */
+  final void lingerAfter(Contender member, PlaceStep.Released released, List<PlaceStep> steps) {
+    phase = PlaceState.Phase.LINGERING;
+    linger.start(place, member.lingerNanos, steps);
+    steps.add(released);
+  }
 
   @Override
   public final int currentPlace() {

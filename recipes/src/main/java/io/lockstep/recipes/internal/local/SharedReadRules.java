@@ -137,20 +137,14 @@ final class SharedReadRules extends PlaceTable {
   }
 
   @Override
-  void release(PlaceEvent.Release release, List<PlaceStep> steps) {
-    PlaceStep.Released released = Contender.release(release, steps);
-    if (released == null) {
-      return; // released before
-    }
+  void released(PlaceEvent.Release release, PlaceStep.Released released, List<PlaceStep> steps) {
     Contender member = release.member();
     if (!holders.remove(member) || !holders.isEmpty()) {
       steps.add(released); // lost, and the place let go already; or other readers still hold it
       return;
     }
     if (waiting.isEmpty() && !release.placeLost() && mayLinger(member)) {
-      phase = PlaceState.Phase.LINGERING; // kept while nobody else queues, until the linger ends
-      linger.start(place, member.lingerNanos, steps);
-      steps.add(released);
+      lingerAfter(member, released, steps); // kept while nobody else queues, until it ends
       return;
     }
     steps.add(released.doneByGiveBack());
