@@ -51,6 +51,7 @@ public final class LockEngine {
     this.clock = clock;
     this.scheduler = scheduler;
     this.events = new ClientEvents(client, scheduler, onClose);
+    Telemetry.prepare(); // here, not in the first timed acquire
   }
 
   /** The engine of {@code client} (and of every namespace facade of it). */

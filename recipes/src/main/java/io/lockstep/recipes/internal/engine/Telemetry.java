@@ -87,6 +87,17 @@ final class Telemetry {
     return settings.observed() && (settings.hasObservers() || (JFR && JfrEvents.enabled()));
   }
 
+  /**
+   * Registers Lockstep's Flight Recorder events now, as a client's engine is made: the first
+   * registration in a JVM starts the recorder's metadata, a few hundred milliseconds on a cold JVM,
+   * which the first timed acquire must not spend out of its budget.
+   */
+  static void prepare() {
+    if (JFR) {
+      JfrEvents.enabled();
+    }
+  }
+
   /** Carries on {@code earlier}'s acquisition, through the notifier of the attempt carrying it. */
   private Telemetry(Telemetry earlier, Lifecycle lifecycle) {
     this.settings = earlier.settings;
@@ -212,10 +223,14 @@ final class Telemetry {
   private static boolean jfrAvailable() {
     try {
       Class.forName("jdk.jfr.Event", false, Telemetry.class.getClassLoader());
-      return true;
     } catch (ClassNotFoundException | LinkageError e) {
       log.debug("No jdk.jfr module: Lockstep's Flight Recorder events are off");
       return false;
     }
+    if (!jdk.jfr.FlightRecorder.isAvailable()) { // a VM without the recorder: events would throw
+      log.debug("No Flight Recorder in this JVM: Lockstep's Flight Recorder events are off");
+      return false;
+    }
+    return true;
   }
 }
