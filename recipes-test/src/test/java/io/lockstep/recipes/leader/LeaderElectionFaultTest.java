@@ -29,14 +29,13 @@ class LeaderElectionFaultTest {
 
   @BeforeEach
   void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
+    proxy = zk.proxy(); // closed by the extension after this class's @AfterEach
   }
 
   @AfterEach
   void stop() {
     proxy.heal();
     elections.forEach(LeaderElection::close);
-    proxy.close();
   }
 
   private CuratorFramework throughProxy(int sessionTimeoutMs) {

@@ -50,14 +50,13 @@ class SlowIsNotUnreachableTest {
 
   @BeforeEach
   void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
+    proxy = zk.proxy(); // closed by the extension after this class's @AfterEach
   }
 
   @AfterEach
   void closeAll() {
     proxy.heal();
     clients.forEach(CloseableUtils::closeQuietly);
-    proxy.close();
   }
 
   private CuratorFramework started(String connectString, int sessionTimeoutMs) {

@@ -56,7 +56,7 @@ class UnreachableBudgetTest {
 
   @BeforeEach
   void startClientBehindProxy() throws Exception {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
+    proxy = zk.proxy(); // closed by the extension after this class's @AfterEach
     client = newClient(proxy.connectString(), new ExponentialBackoffRetry(100, 3));
     client.getConnectionStateListenable().addListener((c, state) -> states.add(state));
     assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
@@ -66,7 +66,6 @@ class UnreachableBudgetTest {
   void closeAll() {
     CloseableUtils.closeQuietly(client);
     closeables.forEach(CloseableUtils::closeQuietly);
-    proxy.close();
   }
 
   private CuratorFramework newClient(String connectString, org.apache.curator.RetryPolicy retry) {

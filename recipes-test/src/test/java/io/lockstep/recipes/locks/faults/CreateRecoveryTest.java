@@ -16,7 +16,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,13 +37,7 @@ class CreateRecoveryTest {
 
   @BeforeEach
   void startProxy() {
-    int port = zk.server().getPort();
-    proxy = TcpProxy.start("127.0.0.1", port);
-  }
-
-  @AfterEach
-  void stopProxy() {
-    proxy.close();
+    proxy = zk.proxy(); // closed by the extension after this class's @AfterEach
   }
 
   private CuratorFramework clientThroughProxy() {

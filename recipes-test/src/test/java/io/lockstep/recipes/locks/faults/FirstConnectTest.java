@@ -51,13 +51,12 @@ class FirstConnectTest {
 
   @BeforeEach
   void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
+    proxy = zk.proxy(); // closed by the extension after this class's @AfterEach
   }
 
   @AfterEach
   void closeClientAndProxy() {
     CloseableUtils.closeQuietly(client);
-    proxy.close();
   }
 
   /** Starts a client behind the slow proxy and returns at once, long before it has connected. */

@@ -34,13 +34,12 @@ class CountingSemaphoreLostAnswerTest {
 
   @BeforeEach
   void startProxy() {
-    proxy = TcpProxy.start("127.0.0.1", zk.server().getPort());
+    proxy = zk.proxy(); // closed by the extension after this class's @AfterEach
   }
 
   @AfterEach
   void stopProxy() {
     CountingSemaphoreTest.assertNoChildWatchLeft(zk);
-    proxy.close();
   }
 
   private CuratorFramework clientThroughProxy() {

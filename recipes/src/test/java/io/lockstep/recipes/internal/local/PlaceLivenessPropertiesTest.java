@@ -79,16 +79,16 @@ class PlaceLivenessPropertiesTest {
   @Property(tries = 1000)
   void mutexPlace_onceFaultsHeal_everyMemberEndsOnce_andNothingIsLeft(
       @ForAll("runs") List<Action> run, @ForAll @IntRange(min = 1, max = 3) int bound) {
-    World world = new World(false, bound);
-    run.forEach(world::act);
-    world.heal();
-    assertThat(world.violations).isEmpty();
+    assertHealsCleanly(new World(false, bound), run);
   }
 
   @Property(tries = 1000)
   void sharedReadPlace_onceFaultsHeal_everyMemberEndsOnce_andNothingIsLeft(
       @ForAll("runs") List<Action> run, @ForAll @IntRange(min = 1, max = 3) int bound) {
-    World world = new World(true, bound);
+    assertHealsCleanly(new World(true, bound), run);
+  }
+
+  private static void assertHealsCleanly(World world, List<Action> run) {
     run.forEach(world::act);
     world.heal();
     assertThat(world.violations).isEmpty();
