@@ -32,9 +32,12 @@ public record ServerCounters(
     long maxDeletedWatches,
     long probeReads) {
 
+  /** The {@code mntr} figure of the packets the server received: in every full answer. */
+  static final String REQUESTS = "zk_packets_received";
+
   static ServerCounters of(Map<String, String> mntr, long probeReads) {
     return new ServerCounters(
-        value(mntr, "zk_packets_received"),
+        value(mntr, REQUESTS),
         value(mntr, "zk_cnt_updatelatency"),
         value(mntr, "zk_cnt_readlatency"),
         value(mntr, "zk_response_bytes"),

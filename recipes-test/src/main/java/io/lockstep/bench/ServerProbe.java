@@ -15,6 +15,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class ServerProbe {
   private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(20);
   private static final long SETTLE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
+  private static final int READ_ATTEMPTS = 5;
+  private static final long READ_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final ServerStats stats;
   private final AtomicLong reads = new AtomicLong();
@@ -28,10 +30,19 @@ public final class ServerProbe {
     return new ServerProbe(ServerStats.of(connectString));
   }
 
-  /** Reads the counters now. */
+  /**
+   * Reads the counters now. A busy server sometimes answers {@code mntr} without them ("not
+   * currently serving requests"): such an answer is read again, a few times, before the run fails.
+   */
   public ServerCounters read() {
-    var mntr = stats.monitor();
-    return ServerCounters.of(mntr, reads.incrementAndGet());
+    for (int attempt = 1; ; attempt++) {
+      var mntr = stats.monitor();
+      long probeReads = reads.incrementAndGet(); // an answer without counters was a packet too
+      if (mntr.containsKey(ServerCounters.REQUESTS) || attempt == READ_ATTEMPTS) {
+        return ServerCounters.of(mntr, probeReads);
+      }
+      LockSupport.parkNanos(READ_RETRY_NANOS);
+    }
   }
 
   /**
