@@ -70,6 +70,16 @@ public final class Budget {
   }
 
   /**
+   * How long ago the budget ran out.
+   *
+   * @return the nanoseconds since the deadline; 0 if it has not come yet, or for a budget that
+   *     cannot run out
+   */
+  public long overdueNanos() {
+    return bounded() ? Math.max(0, clock.getAsLong() - startNanos - timeoutNanos) : 0;
+  }
+
+  /**
    * Runs {@code task} on {@code scheduler} when the budget runs out; does nothing for a budget that
    * cannot run out.
    */

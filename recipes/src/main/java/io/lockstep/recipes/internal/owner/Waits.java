@@ -56,6 +56,14 @@ public final class Waits {
   /** How long after its deadline a timed call may take: a first try's verdict, then a cleanup. */
   static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+  /**
+   * How long after its deadline a blocking caller waits for the scheduler's timers to end its
+   * attempt: the grace, and a little more so that a timer on time answers first. Past it (the
+   * timers run late: a busy pool, a starved machine) the caller withdraws the attempt itself and
+   * answers from what is known.
+   */
+  static final long LATE_TIMER_NANOS = GRACE_NANOS + TimeUnit.MILLISECONDS.toNanos(25);
+
   /** How a budget that ran out ended. */
   enum Ending {
     /** The grant won the race: the caller holds the lock. */
@@ -76,16 +84,20 @@ public final class Waits {
    * @return completes with how the attempt ended
    */
   static CompletableFuture<Ending> expire(Attempt attempt) {
+    return expire(attempt, attempt.settings().now() + GRACE_NANOS);
+  }
+
+  /** {@link #expire}, with a grace that ends at {@code end} on the engine's clock. */
+  private static CompletableFuture<Ending> expire(Attempt attempt, long end) {
     LockSettings settings = attempt.settings();
     Scheduler scheduler = settings.scheduler();
-    long end = settings.now() + GRACE_NANOS;
     // A client that lost its connection ends at once; one that waits for its first connection, or
     // is connected, gives the first try the grace.
     CompletableFuture<Void> givenUp =
         attempt.settings().awaitingFirstConnection() ? null : attempt.settings().unreachable();
     CompletableFuture<Ending> ending = new CompletableFuture<>();
     Callbacks.when(
-        within(attempt.decided(), givenUp, GRACE_NANOS, scheduler),
+        within(attempt.decided(), givenUp, end - settings.now(), scheduler),
         (v, f) -> {
           Ending as = withdraw(attempt);
           if (as == Ending.GRANTED) {
@@ -118,7 +130,7 @@ public final class Waits {
       Parking.await(attempt.grantedFuture(), left); // parked, forever if left is negative
       return true;
     } catch (TimeoutException e) {
-      switch (expired(attempt)) {
+      switch (expired(attempt, budget)) {
         case GRANTED:
           return true;
         case FAILED:
@@ -275,13 +287,17 @@ public final class Waits {
   }
 
   /**
-   * {@link #expire} in the caller's thread, bounded by the grace even if the scheduler's timers run
-   * late; an interrupt ends the grace early (flag kept).
+   * {@link #expire} for a caller whose {@code budget} ran out, its grace counted from the deadline
+   * (a caller that woke late has less of it left), and bounded by {@link #LATE_TIMER_NANOS} after
+   * the deadline even if the scheduler's timers run late; an interrupt ends the grace early (flag
+   * kept).
    */
-  private static Ending expired(Attempt attempt) {
-    CompletableFuture<Ending> ending = expire(attempt);
+  private static Ending expired(Attempt attempt, Budget budget) {
+    long overdue = budget.overdueNanos();
+    CompletableFuture<Ending> ending =
+        expire(attempt, attempt.settings().now() + Math.max(0, GRACE_NANOS - overdue));
     try {
-      return ending.get(2 * GRACE_NANOS, TimeUnit.NANOSECONDS);
+      return ending.get(Math.max(0, LATE_TIMER_NANOS - overdue), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
