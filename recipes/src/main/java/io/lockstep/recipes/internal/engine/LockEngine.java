@@ -44,6 +44,7 @@ public final class LockEngine {
    */
   LockEngine(CuratorFramework client, LongSupplier clock, Scheduler scheduler) {
     this(client, clock, scheduler, () -> {});
+    Telemetry.prepare();
   }
 
   private LockEngine(
@@ -51,12 +52,12 @@ public final class LockEngine {
     this.clock = clock;
     this.scheduler = scheduler;
     this.events = new ClientEvents(client, scheduler, onClose);
-    Telemetry.prepare(); // here, not in the first timed acquire
   }
 
   /** The engine of {@code client} (and of every namespace facade of it). */
   public static LockEngine of(CuratorFramework client) {
     CuratorZookeeperClient key = client.getZookeeperClient();
+    Telemetry.prepare(); // here, not in the first timed acquire, nor in the map's lock
     LockEngine engine =
         engines.computeIfAbsent(key, k -> make(client, k, System::nanoTime, Background.INSTANCE));
     engine.events.listenForClose(client);
@@ -71,6 +72,7 @@ public final class LockEngine {
    */
   public static void install(CuratorFramework client, LongSupplier clock, Scheduler scheduler) {
     CuratorZookeeperClient key = client.getZookeeperClient();
+    Telemetry.prepare();
     boolean[] made = {false};
     LockEngine engine =
         engines.computeIfAbsent(
