@@ -47,6 +47,7 @@ public final class FaultWorker {
     StoreChannel store = StoreChannel.open(spec.hubPort(), spec.worker());
     events.send("hello", spec.worker(), ProcessHandle.current().pid());
     PauseMeter.start(events);
+    CallWatch calls = CallWatch.start(events);
     CuratorFramework client = newClient(spec);
     client.start();
     if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
@@ -58,7 +59,7 @@ public final class FaultWorker {
     connection.connected(client);
     RoleContext context =
         new RoleContext(
-            spec, client, events, new FencedWrites(spec, client, events, store), connection);
+            spec, client, events, new FencedWrites(spec, client, events, store), connection, calls);
     List<Thread> threads = startRoles(context);
     events.send("ready");
     commands(context, threads);

@@ -57,7 +57,13 @@ final class Faults {
   Optional<FaultRecord> inject(FaultStep step) throws InterruptedException, IOException {
     FaultRecord record = step.kind().process() ? processFault(step) : serverFault(step);
     if (record == null) {
-      missed.add(step.kind() + " on " + step.group() + ": no target found");
+      missed.add(
+          step.kind()
+              + " on "
+              + step.group()
+              + ": no target found (last look: "
+              + targets.lastLook(step.kind())
+              + ")");
       return Optional.empty();
     }
     history.fault(record);

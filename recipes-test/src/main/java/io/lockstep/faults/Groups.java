@@ -9,7 +9,14 @@ import java.util.List;
  * retries forever unless said otherwise.
  */
 final class Groups {
-  private static final Pacing LINGERING = new Pacing(20, 100, 80, 200, 900, 30, 1_000, 4_000);
+  /**
+   * Rests long beside the linger: a member that comes back while the other's place lingers (or is
+   * held) is a sighting, and sightings in a row pause the linger, doubling each time (adaptive
+   * linger), so with rests of 0.2 to 0.9 s two members soon stopped keeping their places at all and
+   * the lingering process a fault aims at was often not there.
+   */
+  private static final Pacing LINGERING = new Pacing(20, 100, 80, 1_200, 2_500, 30, 1_000, 4_000);
+
   private static final Pacing TERMS = new Pacing(300, 1_200, 80, 0, 0, 0, 0, 0);
   private static final int LINGER_MS = 500;
 

@@ -87,12 +87,12 @@ final class LeaderRole implements Runnable, LeadershipListener {
       election.start();
       while (!context.quiescing()) {
         long mark = context.connection.mark();
-        long start = System.nanoTime();
+        CallWatch.Call call = context.calls.watch(THREAD, AWAIT_MS);
         Optional<Leadership> next = election.awaitLeadership(Duration.ofMillis(AWAIT_MS));
         context.attempt(
             THREAD,
             next.isPresent() ? RoleContext.Outcome.ACQUIRED : RoleContext.Outcome.TIMED_OUT,
-            System.nanoTime() - start,
+            call.end(),
             AWAIT_MS,
             mark);
         if (next.isPresent()) {

@@ -67,7 +67,7 @@ final class LeaseRole implements Runnable {
     int budget = context.spec.pacing().budget(random);
     context.events.send("want", thread, budget);
     long mark = context.connection.mark();
-    long start = System.nanoTime();
+    CallWatch.Call call = context.calls.watch(thread, budget);
     Optional<LockHold> lease;
     RoleContext.Outcome outcome;
     try {
@@ -83,7 +83,7 @@ final class LeaseRole implements Runnable {
       lease = Optional.empty();
       outcome = RoleContext.Outcome.FAILED;
     }
-    context.attempt(thread, outcome, System.nanoTime() - start, budget, mark);
+    context.attempt(thread, outcome, call.end(), budget, mark);
     if (lease.isPresent()) {
       hold(lease.get());
     }

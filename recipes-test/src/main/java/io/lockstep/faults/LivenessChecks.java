@@ -193,7 +193,8 @@ final class LivenessChecks {
                     + event.field(1)
                     + "), limit budget + "
                     + callLimit
-                    + " ms");
+                    + " ms"
+                    + overrunAt(record, event, event.at() - took));
           }
           if (event.field(1).equals("UNREACHABLE") && event.field(4).equals("1")) {
             findings.increment("unreachable while connected");
@@ -261,6 +262,24 @@ final class LivenessChecks {
       total += Math.max(0, Math.min(until, stretch[1]) - Math.max(from, stretch[0]));
     }
     return total;
+  }
+
+  /**
+   * Where the {@link CallWatch} saw the call of {@code attempt} (begun at {@code from}) when it was
+   * well past its budget, or nothing if it did not report it.
+   */
+  static String overrunAt(RunRecord record, Event attempt, long from) {
+    String at = "";
+    for (Event event : record.events()) {
+      if (event.type().equals("overrun")
+          && event.worker() == attempt.worker()
+          && event.thread().equals(attempt.thread())
+          && event.at() >= from
+          && event.at() <= attempt.at()) {
+        at = "; the call watch saw its thread at " + event.field(1);
+      }
+    }
+    return at;
   }
 
   /**

@@ -116,7 +116,7 @@ final class LockRole implements Runnable {
     context.events.send("want", thread, budget);
     tracker.acquiring();
     long mark = context.connection.mark();
-    long start = System.nanoTime();
+    CallWatch.Call call = context.calls.watch(thread, budget);
     RoleContext.Outcome outcome;
     try {
       if (budget < 0) {
@@ -133,7 +133,7 @@ final class LockRole implements Runnable {
     } catch (LockException e) {
       outcome = RoleContext.Outcome.FAILED;
     }
-    context.attempt(thread, outcome, System.nanoTime() - start, budget, mark);
+    context.attempt(thread, outcome, call.end(), budget, mark);
     if (outcome == RoleContext.Outcome.ACQUIRED) {
       hold();
     }

@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -52,6 +53,7 @@ final class NodeWatcher implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Map<String, Life> current = new HashMap<>(); // guarded by lock
   private final List<Life> ended = new ArrayList<>(); // guarded by lock
+  private final AtomicInteger unanswered = new AtomicInteger();
   private ScheduledFuture<?> task;
 
   /**
@@ -85,7 +87,13 @@ final class NodeWatcher implements AutoCloseable {
         return nodes;
       }
     }
+    unanswered.incrementAndGet();
     return current();
+  }
+
+  /** How many reads no server answered (they gave the last poll's nodes). */
+  int unanswered() {
+    return unanswered.get();
   }
 
   /** The ephemeral nodes under {@code prefix} in a {@code dump} answer, with their owners. */

@@ -24,6 +24,9 @@ final class RoleContext {
   final FencedWrites writes;
   final ConnectionWatch connection;
 
+  /** Reports a timed call still running well after its budget, and where it is. */
+  final CallWatch calls;
+
   /** Reads the states of leases, which have no listener, while their threads work. */
   final ScheduledExecutorService poller =
       Executors.newSingleThreadScheduledExecutor(
@@ -40,12 +43,14 @@ final class RoleContext {
       CuratorFramework client,
       EventChannel events,
       FencedWrites writes,
-      ConnectionWatch connection) {
+      ConnectionWatch connection,
+      CallWatch calls) {
     this.spec = spec;
     this.client = client;
     this.events = events;
     this.writes = writes;
     this.connection = connection;
+    this.calls = calls;
   }
 
   /** The random choices of one thread of the worker. */

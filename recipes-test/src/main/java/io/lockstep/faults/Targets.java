@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * Finds, while the run goes on, the worker a process fault aims at: one that holds, the one whose
@@ -14,20 +16,32 @@ import java.util.Random;
  */
 final class Targets {
   /**
-   * A holder frozen or killed must still have this long to hold, so the fault lands in the hold.
+   * A holder frozen or killed must still have this long to hold, so the fault lands in the hold: on
+   * a loaded machine a few faults found at once reach their processes up to 150 ms after their
+   * targets were picked. A group whose holds are all shorter asks for two thirds of the hold.
    */
-  private static final long MIN_REMAINING_MS = 150;
+  private static final long MIN_REMAINING_MS = 250;
 
   private final History history;
   private final Workers workers;
   private final NodeWatcher watcher;
   private final Random random;
+  private final Map<FaultKind, String> lastLooks = new ConcurrentHashMap<>();
+  private final AtomicIntegerArray lingererLooks = new AtomicIntegerArray(3); // all, idle, nodes
 
   Targets(History history, Workers workers, NodeWatcher watcher, Random random) {
     this.history = history;
     this.workers = workers;
     this.watcher = watcher;
     this.random = random;
+  }
+
+  /**
+   * What the last search for a target of {@code kind} saw, for a fault that found none: "none" if
+   * no search looked yet.
+   */
+  String lastLook(FaultKind kind) {
+    return lastLooks.getOrDefault(kind, "none");
   }
 
   /** The target of {@code kind} in {@code group} now, if there is one. */
@@ -44,16 +58,17 @@ final class Targets {
 
   /**
    * A worker with a hold in progress that began at least 10 ms ago and has at least {@value
-   * #MIN_REMAINING_MS} ms (or a third of its length) to go.
+   * #MIN_REMAINING_MS} ms to go (two thirds of its length, in a group whose holds are all shorter).
    */
   private Optional<Workers.Worker> holder(GroupSpec group) {
     long now = System.nanoTime();
+    boolean longHolds = group.pacing().holdMaxMs() > MIN_REMAINING_MS + 10;
     List<Workers.Worker> candidates = new ArrayList<>();
     for (Workers.Worker worker : workers.available(group.name())) {
       for (Event granted : history.live(worker.number()).holds()) {
         long planned = granted.longField(5);
         boolean begun = now - granted.at() >= Bounds.nanos(10);
-        long minimum = Math.min(MIN_REMAINING_MS, planned / 3);
+        long minimum = longHolds ? MIN_REMAINING_MS : planned * 2 / 3;
         boolean remaining =
             planned == 0 || granted.at() + Bounds.nanos(planned) - now >= Bounds.nanos(minimum);
         if (begun && remaining && granted.field(4).equals("1")) {
@@ -92,13 +107,41 @@ final class Targets {
    */
   private Optional<Workers.Worker> lingerer(GroupSpec group) {
     List<Workers.Worker> members = workers.available(group.name());
+    lingererLooks.incrementAndGet(0);
+    StringBuilder look = new StringBuilder("members");
+    for (Workers.Worker member : members) {
+      History.Live live = history.live(member.number());
+      look.append(' ')
+          .append(member.number())
+          .append(live.idle() ? " idle" : " busy")
+          .append(" session ")
+          .append(Long.toHexString(live.session()));
+    }
     if (!members.stream().allMatch(w -> history.live(w.number()).idle())) {
+      lastLooks.put(
+          FaultKind.FREEZE_LINGERER,
+          "looks, all idle, with nodes " + lingererLooks + "; last: " + look);
       return Optional.empty();
     }
+    lingererLooks.incrementAndGet(1);
     List<Workers.Worker> candidates = new ArrayList<>();
-    for (Map.Entry<String, Long> node : queue(group.directories().get(0))) {
+    List<Map.Entry<String, Long>> queue = queue(group.directories().get(0));
+    if (!queue.isEmpty()) {
+      lingererLooks.incrementAndGet(2);
+    }
+    look.append("; nodes");
+    for (Map.Entry<String, Long> node : queue) {
+      look.append(' ').append(node.getKey()).append('=').append(Long.toHexString(node.getValue()));
       owner(group, node.getValue()).ifPresent(candidates::add);
     }
+    lastLooks.put(
+        FaultKind.FREEZE_LINGERER,
+        "looks, all idle, with nodes "
+            + lingererLooks
+            + ", dumps unanswered "
+            + watcher.unanswered()
+            + "; last: "
+            + look);
     return pick(candidates);
   }
 

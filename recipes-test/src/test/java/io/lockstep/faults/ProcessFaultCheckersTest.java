@@ -328,6 +328,25 @@ class ProcessFaultCheckersTest {
   }
 
   @Test
+  void aTimedCallOverItsBudget_namesWhereTheCallWatchSawItsThread_duringThatCallOnly() {
+    long budget = 1_000;
+    long took = budget + Bounds.GRACE_MS + Bounds.NOISE_MS + 300;
+    Findings seen =
+        twoWorkers()
+            .event(1, 3_000, "overrun", "t0", "Earlier.call:1")
+            .event(1, 4_900, "overrun", "t1", "OtherThread.call:2")
+            .event(2, 4_900, "overrun", "t0", "OtherWorker.call:3")
+            .event(1, 4_950, "overrun", "t0", "Parking.await:40<Waits.await:9")
+            .event(1, 5_000, "attempt", "t0", "TIMED_OUT", took * 1_000_000L, budget, 1)
+            .liveness(0, 10_000);
+
+    assertThat(seen.violations("budget")).hasSize(1);
+    assertThat(seen.violations("budget").get(0).detail())
+        .endsWith("; the call watch saw its thread at Parking.await:40<Waits.await:9")
+        .doesNotContain("Earlier", "OtherThread", "OtherWorker");
+  }
+
+  @Test
   void aTimedCallOverItsBudget_isExcused_onlyTheMeasuredPausesOfItsOwnProcess_eachInstantOnce() {
     long budget = 1_000;
     long took = budget + Bounds.GRACE_MS + Bounds.NOISE_MS + 350;
