@@ -61,9 +61,8 @@ final class Faults {
           step.kind()
               + " on "
               + step.group()
-              + ": no target found (last look: "
-              + targets.lastLook(step.kind())
-              + ")");
+              + ": no target found"
+              + targets.lastLook(step.kind()).map(look -> " (last look: " + look + ")").orElse(""));
       return Optional.empty();
     }
     history.fault(record);

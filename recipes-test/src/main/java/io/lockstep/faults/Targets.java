@@ -37,11 +37,11 @@ final class Targets {
   }
 
   /**
-   * What the last search for a target of {@code kind} saw, for a fault that found none: "none" if
-   * no search looked yet.
+   * What the last search for a target of {@code kind} saw, for a fault that found none: empty for a
+   * kind whose searches record nothing (so far, only the lingering process's do).
    */
-  String lastLook(FaultKind kind) {
-    return lastLooks.getOrDefault(kind, "none");
+  Optional<String> lastLook(FaultKind kind) {
+    return Optional.ofNullable(lastLooks.get(kind));
   }
 
   /** The target of {@code kind} in {@code group} now, if there is one. */
