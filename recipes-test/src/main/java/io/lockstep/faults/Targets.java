@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -26,8 +25,8 @@ final class Targets {
   private final Workers workers;
   private final NodeWatcher watcher;
   private final Random random;
-  private final Map<FaultKind, String> lastLooks = new ConcurrentHashMap<>();
   private final AtomicIntegerArray lingererLooks = new AtomicIntegerArray(3); // all, idle, nodes
+  private volatile String lingererLook; // what the last search for a lingerer saw
 
   Targets(History history, Workers workers, NodeWatcher watcher, Random random) {
     this.history = history;
@@ -41,7 +40,7 @@ final class Targets {
    * kind whose searches record nothing (so far, only the lingering process's do).
    */
   Optional<String> lastLook(FaultKind kind) {
-    return Optional.ofNullable(lastLooks.get(kind));
+    return kind == FaultKind.FREEZE_LINGERER ? Optional.ofNullable(lingererLook) : Optional.empty();
   }
 
   /** The target of {@code kind} in {@code group} now, if there is one. */
@@ -118,9 +117,7 @@ final class Targets {
           .append(Long.toHexString(live.session()));
     }
     if (!members.stream().allMatch(w -> history.live(w.number()).idle())) {
-      lastLooks.put(
-          FaultKind.FREEZE_LINGERER,
-          "looks, all idle, with nodes " + lingererLooks + "; last: " + look);
+      lookedForLingerer(look);
       return Optional.empty();
     }
     lingererLooks.incrementAndGet(1);
@@ -134,15 +131,18 @@ final class Targets {
       look.append(' ').append(node.getKey()).append('=').append(Long.toHexString(node.getValue()));
       owner(group, node.getValue()).ifPresent(candidates::add);
     }
-    lastLooks.put(
-        FaultKind.FREEZE_LINGERER,
+    lookedForLingerer(look);
+    return pick(candidates);
+  }
+
+  private void lookedForLingerer(StringBuilder look) {
+    lingererLook =
         "looks, all idle, with nodes "
             + lingererLooks
             + ", dumps unanswered "
             + watcher.unanswered()
             + "; last: "
-            + look);
-    return pick(candidates);
+            + look;
   }
 
   /** The nodes of {@code directory}, in queue order (by their sequence suffix), with owners. */
