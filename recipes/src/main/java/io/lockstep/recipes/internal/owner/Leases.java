@@ -134,7 +134,7 @@ public final class Leases implements HoldSource {
         return done.get();
       }
       // The request's own timer ends it within the grace; this bound only guards a late timer.
-      return done.get(budget.remainingNanos() + Waits.LATE_TIMER_NANOS, TimeUnit.NANOSECONDS);
+      return done.get(budget.remainingNanos() + 2 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS);
     } catch (TimeoutException lateTimer) {
       CompletableFuture<Void> cleanup = request.cancel();
       List<Attempt> won = cleanup == null ? grantedIfAny(done) : null;
@@ -148,7 +148,7 @@ public final class Leases implements HoldSource {
           return won;
         }
       } else {
-        Awaits.quietly(cleanup, Waits.GRACE_NANOS);
+        Awaits.quietly(cleanup, 2 * Waits.GRACE_NANOS);
       }
       throw e;
     } catch (ExecutionException e) {

@@ -58,11 +58,11 @@ public final class Waits {
 
   /**
    * How long after its deadline a blocking caller waits for the scheduler's timers to end its
-   * attempt: the grace, and a little more so that a timer on time answers first. Past it (the
-   * timers run late: a busy pool, a starved machine) the caller withdraws the attempt itself and
-   * answers from what is known.
+   * attempt: the grace, and 100 ms more so that a timer a little late still answers first. Past it
+   * (the timers run late: a busy pool, a starved machine) the caller withdraws the attempt itself
+   * and answers from what is known.
    */
-  static final long LATE_TIMER_NANOS = GRACE_NANOS + TimeUnit.MILLISECONDS.toNanos(25);
+  static final long LATE_TIMER_NANOS = GRACE_NANOS + TimeUnit.MILLISECONDS.toNanos(100);
 
   /** How a budget that ran out ended. */
   enum Ending {
