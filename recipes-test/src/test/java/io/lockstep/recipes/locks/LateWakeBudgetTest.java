@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.CuratorFramework;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,7 +27,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * timer of the client runs five seconds after it is due (a starved scheduler), and ZooKeeper takes
  * 600 ms per round trip, so nothing answers within the budget or the grace: the call returns {@code
  * false} at once on waking. Before, it waited twice the grace for the timers, whatever its budget.
- * The withdrawn attempt leaves nothing behind once answers are quick again.
+ * The withdrawn attempt leaves nothing behind once answers are quick again. The counting semaphore
+ * keeps the same rule, and an interrupted semaphore caller waits for its cleanup only within the
+ * grace, as failure-semantics.md says.
  */
 @Timeout(60)
 class LateWakeBudgetTest {
@@ -77,6 +83,28 @@ class LateWakeBudgetTest {
     }
   }
 
+  /**
+   * Real time, plus ten seconds for every read but a budget's start: as if starting every call's
+   * work took ten seconds (a cold JVM, a collection pause), so each budget is spent before its
+   * first request is out.
+   */
+  private static final class SlowStartTicker implements LongSupplier {
+    private static final StackWalker STACK = StackWalker.getInstance();
+
+    @Override
+    public long getAsLong() {
+      long now = System.nanoTime();
+      boolean budgetStart =
+          STACK.walk(
+              frames ->
+                  frames.anyMatch(
+                      f ->
+                          f.getClassName().endsWith(".engine.Budget")
+                              && f.getMethodName().equals("of")));
+      return budgetStart ? now : now + TimeUnit.SECONDS.toNanos(10);
+    }
+  }
+
   private final LateTimers scheduler = new LateTimers();
 
   @AfterEach
@@ -110,5 +138,128 @@ class LateWakeBudgetTest {
     lock.release();
     lock.close();
     zk.assertNothingLeft(); // while the scheduler still runs the withdrawn attempt's cleanup
+  }
+
+  @Test
+  void aSemaphoreCallerThatWokeLate_withTimersRunningLate_answersAtOnce() throws Exception {
+    CuratorFramework holder = zk.newClient();
+    LockHold held = new CountingSemaphore(holder, zk.path("sem"), 1).hold();
+    TcpProxy proxy = zk.proxy();
+    CuratorFramework client = zk.newClient(builder -> builder.connectString(proxy.connectString()));
+    JumpingTicker ticker = new JumpingTicker();
+    ClientTime.use(client, ticker, scheduler);
+    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 1);
+    proxy.setLatency(300);
+
+    long start = System.nanoTime();
+    ticker.jumpAt(start + TimeUnit.MILLISECONDS.toNanos(BUDGET_MILLIS / 2));
+    Optional<LockHold> lease = semaphore.tryHold(Duration.ofMillis(BUDGET_MILLIS));
+    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+    assertThat(lease).isEmpty();
+    assertThat(tookMillis)
+        .as("returned within the budget and the grace (the old bound, twice the grace, fails)")
+        .isLessThan(BUDGET_MILLIS + GRACE_MILLIS);
+
+    proxy.setLatency(0);
+    scheduler.late = false;
+    held.close();
+    LockHold granted = semaphore.tryHold(Duration.ofSeconds(10)).orElseThrow();
+    granted.close();
+    semaphore.close();
+    zk.assertNothingLeft();
+  }
+
+  @Test
+  void anInterruptedSemaphoreCaller_withTimersRunningLate_returnsWithinTheGrace() throws Exception {
+    CuratorFramework holder = zk.newClient();
+    LockHold held = new CountingSemaphore(holder, zk.path("sem"), 1).hold();
+    TcpProxy proxy = zk.proxy();
+    CuratorFramework client = zk.newClient(builder -> builder.connectString(proxy.connectString()));
+    ClientTime.use(client, System::nanoTime, scheduler);
+    scheduler.late = false;
+    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 1);
+    CompletableFuture<Long> interruptSeenAt = new CompletableFuture<>(); // System.nanoTime()
+    Thread waiter =
+        new Thread(
+            () -> {
+              try {
+                semaphore.hold();
+                interruptSeenAt.completeExceptionally(new AssertionError("granted"));
+              } catch (InterruptedException expected) {
+                interruptSeenAt.complete(System.nanoTime());
+              } catch (RuntimeException e) {
+                interruptSeenAt.completeExceptionally(e);
+              }
+            },
+            "semaphore-waiter");
+    waiter.start();
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> ZooKeeperExtension.childrenOrNone(holder, zk.path("sem/leases")).size() == 2);
+
+    // The withdrawn lease's delete takes 600 ms to be answered, and the request's own timers run
+    // five seconds late: only the caller's bound on its cleanup ends the wait.
+    proxy.setLatency(300);
+    scheduler.late = true;
+    long interruptedAt = System.nanoTime();
+    waiter.interrupt();
+    long tookMillis =
+        TimeUnit.NANOSECONDS.toMillis(interruptSeenAt.get(10, TimeUnit.SECONDS) - interruptedAt);
+
+    assertThat(tookMillis)
+        .as("returned within the grace of the interrupt (the old bound, twice the grace, fails)")
+        .isLessThan(2 * GRACE_MILLIS);
+
+    proxy.setLatency(0);
+    scheduler.late = false;
+    held.close();
+    semaphore.close();
+    zk.assertNothingLeft();
+  }
+
+  /** How a zero-budget call is made: each must still make its one try. */
+  enum ZeroBudgetCall {
+    MUTEX_BLOCKING,
+    MUTEX_ASYNC,
+    SEMAPHORE_BLOCKING,
+    SEMAPHORE_ASYNC;
+
+    LockHold tryOnce(CuratorFramework client, String path) throws Exception {
+      Duration zero = Duration.ZERO;
+      return switch (this) {
+        case MUTEX_BLOCKING -> new ReentrantMutex(client, path).tryHold(zero).orElse(null);
+        case MUTEX_ASYNC ->
+            new ReentrantMutex(client, path)
+                .acquireAsync(zero)
+                .toCompletableFuture()
+                .exceptionally(e -> null)
+                .get(10, TimeUnit.SECONDS);
+        case SEMAPHORE_BLOCKING ->
+            new CountingSemaphore(client, path, 1).tryHold(zero).orElse(null);
+        case SEMAPHORE_ASYNC ->
+            new CountingSemaphore(client, path, 1)
+                .acquireAsync(zero)
+                .toCompletableFuture()
+                .exceptionally(e -> null)
+                .get(10, TimeUnit.SECONDS);
+      };
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(ZeroBudgetCall.class)
+  void aZeroBudgetSpentOnStartingTheWork_stillGetsItsOneTry(ZeroBudgetCall call) throws Exception {
+    CuratorFramework client = zk.newClient();
+    scheduler.late = false;
+    ClientTime.use(client, new SlowStartTicker(), scheduler);
+
+    LockHold hold = call.tryOnce(client, zk.path("lock"));
+
+    assertThat(hold)
+        .as("a free lock is granted to a zero budget: its try gets the grace from when it was sent")
+        .isNotNull();
+    hold.close();
+    zk.assertNothingLeft();
   }
 }

@@ -7,7 +7,9 @@ import java.util.function.LongSupplier;
 /**
  * A caller's time budget, on the engine's clock, from the moment it called: the time it takes to
  * start the work counts too. Every recipe reads its deadlines from one of these, so "how much is
- * left" and "when does the timer fire" are answered in one place.
+ * left" and "when does the timer fire" are answered in one place. It also knows when the caller's
+ * work got under way ({@link #underWay()}), so that a budget spent on starting the work (a zero
+ * budget, a cold first call) still leaves that work its grace.
  *
  * <p>A negative budget, and {@link Long#MAX_VALUE} (as good as forever), mean none: such a budget
  * never runs out and sets no timer.
@@ -16,6 +18,7 @@ public final class Budget {
   private final long timeoutNanos;
   private final long startNanos;
   private final LongSupplier clock;
+  private volatile long startedLateNanos; // how far past the deadline the work got under way
 
   private Budget(long timeoutNanos, long startNanos, LongSupplier clock) {
     this.timeoutNanos = timeoutNanos;
@@ -70,13 +73,29 @@ public final class Budget {
   }
 
   /**
-   * How long ago the budget ran out.
+   * Marks the caller's work as under way (its first request sent): call once, right after starting
+   * it. If starting took the whole budget (a zero budget, a cold first call), the budget falls due
+   * now rather than at its deadline, so the work still gets its grace ({@link #overdueNanos()}).
+   */
+  public void underWay() {
+    if (bounded()) {
+      startedLateNanos = Math.max(startedLateNanos, sinceDeadline());
+    }
+  }
+
+  /**
+   * How long ago the budget fell due: its deadline, or the moment its work got under way if that
+   * was later ({@link #underWay()}).
    *
-   * @return the nanoseconds since the deadline; 0 if it has not come yet, or for a budget that
-   *     cannot run out
+   * @return the nanoseconds since then; 0 if it has not come yet, or for a budget that cannot run
+   *     out
    */
   public long overdueNanos() {
-    return bounded() ? Math.max(0, clock.getAsLong() - startNanos - timeoutNanos) : 0;
+    return bounded() ? Math.max(0, sinceDeadline() - startedLateNanos) : 0;
+  }
+
+  private long sinceDeadline() {
+    return clock.getAsLong() - startNanos - timeoutNanos;
   }
 
   /**

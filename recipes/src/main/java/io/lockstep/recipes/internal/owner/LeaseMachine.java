@@ -158,7 +158,7 @@ final class LeaseMachine {
     if (outcome == Attempt.Outcome.GRANTED) {
       granted.add(attempt);
     } else if (stage == Stage.FAST && lastTry) {
-      finish(attempt, new LeaseStep.Busy(), clock.getAsLong() + Waits.GRACE_NANOS, steps);
+      finish(attempt, new LeaseStep.Busy(), Waits.graceEnd(budget, clock.getAsLong()), steps);
       return; // a zero budget tries once: no slow path
     } else {
       steps.add(new LeaseStep.Carry(attempt)); // told nothing: the next lease carries it on
@@ -246,14 +246,14 @@ final class LeaseMachine {
       return;
     }
     stage = Stage.ENDED;
-    graceEnd = clock.getAsLong() + Waits.GRACE_NANOS;
+    graceEnd = Waits.graceEnd(budget, clock.getAsLong()); // a late timer leaves less of it
     if (withdrawing != NONE) {
       deferred = event;
     } else if (current == NONE) {
       finish(NONE, new LeaseStep.Busy(), graceEnd, steps);
     } else {
       expiring = current;
-      steps.add(new LeaseStep.Expire(current));
+      steps.add(new LeaseStep.Expire(current, graceEnd));
     }
   }
 

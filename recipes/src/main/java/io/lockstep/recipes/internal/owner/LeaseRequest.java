@@ -51,6 +51,7 @@ final class LeaseRequest {
     LeaseRequest request =
         new LeaseRequest(leases, timeoutNanos, new LeaseMachine(qty, budget, leases::now));
     request.on(new LeaseEvent.Begin());
+    budget.underWay();
     budget.atDeadline(leases.scheduler(), () -> request.on(new LeaseEvent.Deadline()));
     return request;
   }
@@ -134,7 +135,8 @@ final class LeaseRequest {
     } else if (step instanceof LeaseStep.Expire expire) {
       int id = expire.attempt();
       Callbacks.when(
-          Waits.expire(attempt(id)), (ending, f) -> on(new LeaseEvent.Expired(id, ending)));
+          Waits.expire(attempt(id), expire.graceEnd()),
+          (ending, f) -> on(new LeaseEvent.Expired(id, ending)));
     } else if (step instanceof LeaseStep.Succeed succeed) {
       succeed(succeed);
     } else if (step instanceof LeaseStep.Finish finish) {

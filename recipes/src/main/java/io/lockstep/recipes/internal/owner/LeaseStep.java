@@ -37,8 +37,11 @@ sealed interface LeaseStep {
   /** Release {@code attempt}'s hold without waiting for it. */
   record Release(int attempt) implements LeaseStep {}
 
-  /** The budget ran out: end {@code attempt} as {@link Waits#expire} says; report how. */
-  record Expire(int attempt) implements LeaseStep {}
+  /**
+   * The budget ran out: end {@code attempt} as {@link Waits#expire} says, its grace ending at
+   * {@code graceEnd} on the engine's clock; report how.
+   */
+  record Expire(int attempt, long graceEnd) implements LeaseStep {}
 
   /**
    * The request is granted: complete with {@code leases}, after releasing the {@code mutex} (0 for

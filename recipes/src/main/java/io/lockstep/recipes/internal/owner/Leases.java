@@ -130,25 +130,17 @@ public final class Leases implements HoldSource {
     LeaseRequest request = start(qty, budget);
     CompletableFuture<List<Attempt>> done = request.done();
     try {
-      if (!budget.bounded()) {
-        return done.get();
-      }
-      // The request's own timer ends it within the grace; this bound only guards a late timer.
-      return done.get(budget.remainingNanos() + 2 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS);
-    } catch (TimeoutException lateTimer) {
-      CompletableFuture<Void> cleanup = request.cancel();
-      List<Attempt> won = cleanup == null ? grantedIfAny(done) : null;
-      return won == null ? List.of() : won;
+      return budget.bounded() ? awaitWithin(request, budget) : done.get();
     } catch (InterruptedException e) {
       CompletableFuture<Void> cleanup = request.cancel();
       if (cleanup == null) {
-        List<Attempt> won = grantedIfAny(done); // ended first: a grant is kept
+        List<Attempt> won = endedWith(done, Waits.GRACE_NANOS); // ended first: a grant is kept
         if (won != null) {
           Thread.currentThread().interrupt();
           return won;
         }
       } else {
-        Awaits.quietly(cleanup, 2 * Waits.GRACE_NANOS);
+        Awaits.quietly(cleanup, Waits.GRACE_NANOS);
       }
       throw e;
     } catch (ExecutionException e) {
@@ -156,6 +148,29 @@ public final class Leases implements HoldSource {
         return List.of();
       }
       throw failure(e);
+    }
+  }
+
+  /**
+   * Waits for a request with a budget. Its own timer ends it within the grace after the deadline
+   * ({@link Waits#expire}); if the timers run late, the caller stops waiting {@link
+   * Waits#lateTimerNanos} after the deadline and cancels it, as a blocking mutex caller does.
+   *
+   * @return the leases, or an empty list if the budget ran out
+   */
+  private static List<Attempt> awaitWithin(LeaseRequest request, Budget budget)
+      throws InterruptedException, ExecutionException {
+    CompletableFuture<List<Attempt>> done = request.done();
+    try {
+      return done.get(budget.remainingNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException ranOut) {
+      try {
+        return done.get(Waits.lateTimerNanos(budget), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException lateTimer) {
+        CompletableFuture<Void> cleanup = request.cancel();
+        List<Attempt> won = cleanup == null ? endedWith(done, 0) : null;
+        return won == null ? List.of() : won;
+      }
     }
   }
 
@@ -335,15 +350,27 @@ public final class Leases implements HoldSource {
     return List.copyOf(holds);
   }
 
-  /** The grants of a request that ended on its own while we cancelled, or null if it failed. */
-  private static List<Attempt> grantedIfAny(CompletableFuture<List<Attempt>> done) {
+  /**
+   * The grants of a request that ended on its own while we cancelled, if it completes within {@code
+   * nanos}; else null, and leases it is granted later go back (never left held by nobody).
+   */
+  private static List<Attempt> endedWith(CompletableFuture<List<Attempt>> done, long nanos) {
     try {
-      return done.get(4 * Waits.GRACE_NANOS, TimeUnit.NANOSECONDS);
+      return done.get(nanos, TimeUnit.NANOSECONDS);
+    } catch (ExecutionException failed) {
+      return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return null;
-    } catch (ExecutionException | TimeoutException e) {
-      return null;
+    } catch (TimeoutException late) {
+      // given back below
+    }
+    var unused = done.thenAccept(Leases::giveBack);
+    return null;
+  }
+
+  private static void giveBack(List<Attempt> unwanted) {
+    for (Attempt lease : unwanted) {
+      var unused = lease.releaseAsync();
     }
   }
 }

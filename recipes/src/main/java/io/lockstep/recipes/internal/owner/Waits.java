@@ -64,6 +64,23 @@ public final class Waits {
    */
   static final long LATE_TIMER_NANOS = GRACE_NANOS + TimeUnit.MILLISECONDS.toNanos(100);
 
+  /**
+   * When the grace of {@code budget}, which ran out, ends: {@link #GRACE_NANOS} after its deadline,
+   * on the engine's clock; {@code nowNanos} if that is past (a timer or a caller that ran late has
+   * less of it left, never more).
+   */
+  static long graceEnd(Budget budget, long nowNanos) {
+    return nowNanos + Math.max(0, GRACE_NANOS - budget.overdueNanos());
+  }
+
+  /**
+   * How much longer a blocking caller whose {@code budget} ran out waits for the timers to end its
+   * work: until {@link #LATE_TIMER_NANOS} after the deadline, 0 if that is past.
+   */
+  static long lateTimerNanos(Budget budget) {
+    return Math.max(0, LATE_TIMER_NANOS - budget.overdueNanos());
+  }
+
   /** How a budget that ran out ended. */
   enum Ending {
     /** The grant won the race: the caller holds the lock. */
@@ -79,16 +96,18 @@ public final class Waits {
   /**
    * The budget ran out: the first try finishes (within the grace, while the client is connected or
    * waits for its first connection), the attempt is withdrawn, and its cleanup is awaited (until
-   * the end of the grace, while connected). Never blocks.
+   * the end of the grace, while connected). The grace counts from the deadline ({@link #graceEnd}),
+   * so a timer that ran late leaves less of it. Never blocks.
    *
+   * @param budget the caller's budget, which ran out
    * @return completes with how the attempt ended
    */
-  static CompletableFuture<Ending> expire(Attempt attempt) {
-    return expire(attempt, attempt.settings().now() + GRACE_NANOS);
+  static CompletableFuture<Ending> expire(Attempt attempt, Budget budget) {
+    return expire(attempt, graceEnd(budget, attempt.settings().now()));
   }
 
   /** {@link #expire}, with a grace that ends at {@code end} on the engine's clock. */
-  private static CompletableFuture<Ending> expire(Attempt attempt, long end) {
+  static CompletableFuture<Ending> expire(Attempt attempt, long end) {
     LockSettings settings = attempt.settings();
     Scheduler scheduler = settings.scheduler();
     // A client that lost its connection ends at once; one that waits for its first connection, or
@@ -126,6 +145,7 @@ public final class Waits {
    */
   static boolean await(Attempt attempt, Budget budget) throws InterruptedException {
     try {
+      budget.underWay();
       long left = budget.remainingNanos();
       Parking.await(attempt.grantedFuture(), left); // parked, forever if left is negative
       return true;
@@ -190,6 +210,7 @@ public final class Waits {
       Function<Attempt, T> grant,
       Consumer<? super T> release) {
     Scheduler scheduler = attempt.settings().scheduler();
+    budget.underWay();
     CompletableFuture<T> result = stage(() -> attempt.withdraw(AcquireOutcome.WITHDRAWN));
     Callbacks.when(
         attempt.grantedFuture(),
@@ -200,7 +221,7 @@ public final class Waits {
         () -> {
           if (!result.isDone()) {
             Callbacks.when(
-                expire(attempt),
+                expire(attempt, budget),
                 (ending, f) -> {
                   Exception failure = deadlineFailure(attempt, ending, budget);
                   if (failure != null) { // else granted or failed first: end() tells
@@ -293,11 +314,9 @@ public final class Waits {
    * kept).
    */
   private static Ending expired(Attempt attempt, Budget budget) {
-    long overdue = budget.overdueNanos();
-    CompletableFuture<Ending> ending =
-        expire(attempt, attempt.settings().now() + Math.max(0, GRACE_NANOS - overdue));
+    CompletableFuture<Ending> ending = expire(attempt, budget);
     try {
-      return ending.get(Math.max(0, LATE_TIMER_NANOS - overdue), TimeUnit.NANOSECONDS);
+      return ending.get(lateTimerNanos(budget), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {

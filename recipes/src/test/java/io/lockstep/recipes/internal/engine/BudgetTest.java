@@ -75,4 +75,37 @@ class BudgetTest {
     assertThat(budget.remainingNanos()).isZero();
     assertThat(timers).containsExactly(0L);
   }
+
+  @Test
+  void overdue_countsFromTheDeadline_whenTheWorkGotUnderWayBeforeIt() {
+    Budget budget = Budget.of(TimeUnit.MILLISECONDS.toNanos(100), clock::get);
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(10));
+    budget.underWay();
+    assertThat(budget.overdueNanos()).isZero();
+
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(340)); // woke 250 ms after the deadline
+    assertThat(budget.overdueNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(250));
+  }
+
+  @Test
+  void overdue_countsFromTheStartOfTheWork_whenStartingItTookTheWholeBudget() {
+    Budget budget = Budget.of(0, clock::get);
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(300)); // a cold first call
+    assertThat(budget.overdueNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+
+    budget.underWay();
+    assertThat(budget.overdueNanos()).as("due now, not at the deadline").isZero();
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(50));
+    assertThat(budget.overdueNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+    assertThat(budget.remainingNanos()).as("the budget itself is still spent").isZero();
+  }
+
+  @Test
+  void underWay_onABudgetThatCannotRunOut_changesNothing() {
+    Budget forever = Budget.of(Long.MAX_VALUE, clock::get);
+    clock.addAndGet(TimeUnit.DAYS.toNanos(1));
+    forever.underWay();
+    assertThat(forever.overdueNanos()).isZero();
+    assertThat(forever.remainingNanos()).isPositive();
+  }
 }

@@ -210,6 +210,33 @@ class LeaseMachineTest {
   }
 
   @Test
+  void aDeadlineHeardLate_leavesOnlyTheGraceThatIsLeftAfterTheDeadline() {
+    long budget = TimeUnit.MILLISECONDS.toNanos(100);
+    long late = TimeUnit.MILLISECONDS.toNanos(150);
+    Fixture run = new Fixture(2, budget);
+    long deadline = run.now + budget;
+    run.on(new LeaseEvent.Begin()); // fast try 1
+    run.now = deadline + late - 10; // the timer runs 150 ms late (on() adds 10 ns)
+    assertThat(run.on(new LeaseEvent.Deadline()))
+        .as("the grace counts from the deadline, not from the timer")
+        .containsExactly(new LeaseStep.Expire(1, deadline + Waits.GRACE_NANOS));
+  }
+
+  @Test
+  void aDeadlineHeardAfterTheGrace_leavesNoneOfIt() {
+    long budget = TimeUnit.MILLISECONDS.toNanos(100);
+    Fixture run = new Fixture(2, budget);
+    long deadline = run.now + budget;
+    run.on(new LeaseEvent.Begin());
+    run.now = deadline + TimeUnit.SECONDS.toNanos(5);
+    List<LeaseStep> steps = run.on(new LeaseEvent.Deadline());
+    assertThat(steps).containsExactly(new LeaseStep.Expire(1, run.now));
+    LeaseStep.Finish finish =
+        (LeaseStep.Finish) run.on(new LeaseEvent.Expired(1, Waits.Ending.TIMED_OUT)).get(0);
+    assertThat(finish.graceEnd()).as("the answer is due at once").isLessThan(run.now);
+  }
+
+  @Test
   void aCancelDuringAWithdrawal_givesBackTheGrantThatWonIt() {
     Fixture run = new Fixture(Row.LEASE_WITHDRAWING);
     CompletableFuture<Void> cleaned = new CompletableFuture<>();
@@ -237,7 +264,8 @@ class LeaseMachineTest {
   @Test
   void aDeadlineThatFindsTheMutexGranted_givesItBack_andSaysBusy() {
     Fixture run = new Fixture(Row.MUTEX);
-    assertThat(run.on(new LeaseEvent.Deadline())).containsExactly(new LeaseStep.Expire(3));
+    List<LeaseStep> steps = run.on(new LeaseEvent.Deadline());
+    assertThat(steps).containsExactly(new LeaseStep.Expire(3, run.now + Waits.GRACE_NANOS));
     LeaseStep.Finish finish =
         (LeaseStep.Finish) run.on(new LeaseEvent.Expired(3, Waits.Ending.GRANTED)).get(0);
     assertThat(finish.mutex()).isEqualTo(3);
