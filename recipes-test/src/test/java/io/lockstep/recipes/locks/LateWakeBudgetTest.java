@@ -107,6 +107,18 @@ class LateWakeBudgetTest {
 
   private final LateTimers scheduler = new LateTimers();
 
+  /** A client that reaches the server through {@code proxy}, on {@code ticker} and the timers. */
+  private CuratorFramework throughProxy(TcpProxy proxy, LongSupplier ticker) {
+    CuratorFramework client = zk.newClient(builder -> builder.connectString(proxy.connectString()));
+    ClientTime.use(client, ticker, scheduler);
+    return client;
+  }
+
+  /** The only lease of the semaphore at {@code sem}, held by another client. */
+  private LockHold leaseHeldElsewhere() throws InterruptedException {
+    return new CountingSemaphore(zk.newClient(), zk.path("sem"), 1).hold();
+  }
+
   @AfterEach
   void stopScheduler() {
     scheduler.shutdownNow(); // each test checks first that its timers left nothing behind
@@ -116,9 +128,8 @@ class LateWakeBudgetTest {
   @EnumSource(Kind.class)
   void aCallerThatWokeLate_withTimersRunningLate_answersAtOnce(Kind kind) throws Exception {
     TcpProxy proxy = zk.proxy();
-    CuratorFramework client = zk.newClient(builder -> builder.connectString(proxy.connectString()));
     JumpingTicker ticker = new JumpingTicker();
-    ClientTime.use(client, ticker, scheduler);
+    CuratorFramework client = throughProxy(proxy, ticker);
     ReentrantMutex lock = kind.newLock(client, zk.path("lock"));
     proxy.setLatency(300); // 600 ms a round trip: no answer within the budget or the grace
 
@@ -142,12 +153,10 @@ class LateWakeBudgetTest {
 
   @Test
   void aSemaphoreCallerThatWokeLate_withTimersRunningLate_answersAtOnce() throws Exception {
-    CuratorFramework holder = zk.newClient();
-    LockHold held = new CountingSemaphore(holder, zk.path("sem"), 1).hold();
+    LockHold held = leaseHeldElsewhere();
     TcpProxy proxy = zk.proxy();
-    CuratorFramework client = zk.newClient(builder -> builder.connectString(proxy.connectString()));
     JumpingTicker ticker = new JumpingTicker();
-    ClientTime.use(client, ticker, scheduler);
+    CuratorFramework client = throughProxy(proxy, ticker);
     CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 1);
     proxy.setLatency(300);
 
@@ -172,12 +181,10 @@ class LateWakeBudgetTest {
 
   @Test
   void anInterruptedSemaphoreCaller_withTimersRunningLate_returnsWithinTheGrace() throws Exception {
-    CuratorFramework holder = zk.newClient();
-    LockHold held = new CountingSemaphore(holder, zk.path("sem"), 1).hold();
+    LockHold held = leaseHeldElsewhere();
     TcpProxy proxy = zk.proxy();
-    CuratorFramework client = zk.newClient(builder -> builder.connectString(proxy.connectString()));
-    ClientTime.use(client, System::nanoTime, scheduler);
     scheduler.late = false;
+    CuratorFramework client = throughProxy(proxy, System::nanoTime);
     CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 1);
     CompletableFuture<Long> interruptSeenAt = new CompletableFuture<>(); // System.nanoTime()
     Thread waiter =
@@ -196,7 +203,7 @@ class LateWakeBudgetTest {
     waiter.start();
     Awaitility.await()
         .atMost(Duration.ofSeconds(20))
-        .until(() -> ZooKeeperExtension.childrenOrNone(holder, zk.path("sem/leases")).size() == 2);
+        .until(() -> ZooKeeperExtension.childrenOrNone(client, zk.path("sem/leases")).size() == 2);
 
     // The withdrawn lease's delete takes 600 ms to be answered, and the request's own timers run
     // five seconds late: only the caller's bound on its cleanup ends the wait.
