@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -18,7 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A blocking caller whose budget ran out has the 200 ms grace counted from its deadline, not from
@@ -225,48 +230,67 @@ class LateWakeBudgetTest {
     zk.assertNothingLeft();
   }
 
-  /** How a zero-budget call is made: each must still make its one try. */
-  enum ZeroBudgetCall {
-    MUTEX_BLOCKING,
-    MUTEX_ASYNC,
-    SEMAPHORE_BLOCKING,
-    SEMAPHORE_ASYNC;
+  /** What a zero-budget call is made on: each must still make its one try, blocking or not. */
+  enum ZeroBudgetRecipe {
+    MUTEX,
+    MUTEX_LOCAL_HANDOFF,
+    LINGERING_MUTEX,
+    NON_REENTRANT_MUTEX,
+    SHARED_READ_LOCK,
+    WRITE_LOCK_LOCAL_HANDOFF,
+    MULTI_MUTEX,
+    SEMAPHORE;
 
-    LockHold tryOnce(CuratorFramework client, String path) throws Exception {
+    LockHold tryOnce(CuratorFramework client, String path, boolean async) throws Exception {
       Duration zero = Duration.ZERO;
+      if (this == SEMAPHORE) {
+        CountingSemaphore semaphore = new CountingSemaphore(client, path, 1);
+        return async ? await(semaphore.acquireAsync(zero)) : semaphore.tryHold(zero).orElse(null);
+      }
+      FencedLock lock = newLock(client, path);
+      return async ? await(lock.acquireAsync(zero)) : lock.tryHold(zero).orElse(null);
+    }
+
+    private FencedLock newLock(CuratorFramework client, String path) {
       return switch (this) {
-        case MUTEX_BLOCKING -> new ReentrantMutex(client, path).tryHold(zero).orElse(null);
-        case MUTEX_ASYNC ->
-            new ReentrantMutex(client, path)
-                .acquireAsync(zero)
-                .toCompletableFuture()
-                .exceptionally(e -> null)
-                .get(10, TimeUnit.SECONDS);
-        case SEMAPHORE_BLOCKING ->
-            new CountingSemaphore(client, path, 1).tryHold(zero).orElse(null);
-        case SEMAPHORE_ASYNC ->
-            new CountingSemaphore(client, path, 1)
-                .acquireAsync(zero)
-                .toCompletableFuture()
-                .exceptionally(e -> null)
-                .get(10, TimeUnit.SECONDS);
+        case MUTEX -> new ReentrantMutex(client, path);
+        case MUTEX_LOCAL_HANDOFF -> ReentrantMutex.builder(client, path).localHandoff(8).build();
+        case LINGERING_MUTEX ->
+            ReentrantMutex.builder(client, path).linger(Duration.ofMillis(500)).build();
+        case NON_REENTRANT_MUTEX -> new NonReentrantMutex(client, path);
+        case SHARED_READ_LOCK ->
+            ReadWriteMutex.builder(client, path).localHandoff().build().readLock();
+        case WRITE_LOCK_LOCAL_HANDOFF ->
+            ReadWriteMutex.builder(client, path).localHandoff().build().writeLock();
+        case MULTI_MUTEX -> new MultiMutex(client, List.of(path + "/a", path + "/b"));
+        case SEMAPHORE -> throw new AssertionError("not a lock");
       };
+    }
+
+    private static LockHold await(CompletionStage<LockHold> stage) throws Exception {
+      return stage.toCompletableFuture().exceptionally(e -> null).get(10, TimeUnit.SECONDS);
     }
   }
 
-  @ParameterizedTest
-  @EnumSource(ZeroBudgetCall.class)
-  void aZeroBudgetSpentOnStartingTheWork_stillGetsItsOneTry(ZeroBudgetCall call) throws Exception {
+  @ParameterizedTest(name = "{0}, async {1}")
+  @MethodSource("zeroBudgetCalls")
+  void aZeroBudgetSpentOnStartingTheWork_stillGetsItsOneTry(ZeroBudgetRecipe recipe, boolean async)
+      throws Exception {
     CuratorFramework client = zk.newClient();
     scheduler.late = false;
     ClientTime.use(client, new SlowStartTicker(), scheduler);
 
-    LockHold hold = call.tryOnce(client, zk.path("lock"));
+    LockHold hold = recipe.tryOnce(client, zk.path("lock"), async);
 
     assertThat(hold)
         .as("a free lock is granted to a zero budget: its try gets the grace from when it was sent")
         .isNotNull();
     hold.close();
     zk.assertNothingLeft();
+  }
+
+  static Stream<Arguments> zeroBudgetCalls() {
+    return Stream.of(ZeroBudgetRecipe.values())
+        .flatMap(recipe -> Stream.of(Arguments.of(recipe, false), Arguments.of(recipe, true)));
   }
 }
