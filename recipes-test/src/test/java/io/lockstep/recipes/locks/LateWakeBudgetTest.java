@@ -12,6 +12,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
@@ -26,15 +27,23 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A blocking caller whose budget ran out has the 200 ms grace counted from its deadline, not from
- * when it woke, and never waits past it for timers that run late. Here the caller wakes ten seconds
- * "late" (a ticker that jumps, as the clock does for a process frozen past its deadline), every
- * timer of the client runs five seconds after it is due (a starved scheduler), and ZooKeeper takes
- * 600 ms per round trip, so nothing answers within the budget or the grace: the call returns {@code
- * false} at once on waking. Before, it waited twice the grace for the timers, whatever its budget.
- * The withdrawn attempt leaves nothing behind once answers are quick again. The counting semaphore
- * keeps the same rule, and an interrupted semaphore caller waits for its cleanup only within the
- * grace, as failure-semantics.md says.
+ * A caller whose budget ran out has the 200 ms grace counted from its deadline, not from when it
+ * woke, and never waits past it for timers that run late; but a budget spent before its work got
+ * under way still leaves that work its grace. For every lock shape and the semaphore:
+ *
+ * <ul>
+ *   <li>The caller wakes ten seconds "late" (a ticker that jumps, as the clock does for a process
+ *       frozen past its deadline), every timer of the client runs five seconds after it is due (a
+ *       starved scheduler), and ZooKeeper takes 600 ms per round trip, so nothing answers within
+ *       the budget or the grace: the call returns empty at once on waking. Before, it waited twice
+ *       the grace for the timers. The withdrawn attempt leaves nothing behind once answers are
+ *       quick again.
+ *   <li>Starting the work takes ten seconds (a ticker that adds them to every read but a budget's
+ *       start, as a cold JVM or a collection pause does): a zero budget on a free lock is still
+ *       granted, blocking and asynchronous. Counting the grace from the deadline alone refused it.
+ *   <li>An interrupted semaphore caller waits for its cleanup only within the grace, as
+ *       failure-semantics.md says.
+ * </ul>
  */
 @Timeout(60)
 class LateWakeBudgetTest {
@@ -45,16 +54,66 @@ class LateWakeBudgetTest {
   /** The library's grace after a budget (docs/failure-semantics.md). */
   private static final long GRACE_MILLIS = 200;
 
-  /** How the lock is made: plain, or lingering (its attempts go through its process's place). */
-  enum Kind {
+  /**
+   * The recipe objects the rules hold for: each lock shape (plain, its attempts through its
+   * process's place, several paths) and the semaphore.
+   */
+  enum Recipe {
     MUTEX,
-    LINGERING_MUTEX;
+    MUTEX_LOCAL_HANDOFF,
+    LINGERING_MUTEX,
+    NON_REENTRANT_MUTEX,
+    SHARED_READ_LOCK,
+    WRITE_LOCK_LOCAL_HANDOFF,
+    MULTI_MUTEX,
+    SEMAPHORE;
 
-    ReentrantMutex newLock(CuratorFramework client, String path) {
-      return this == MUTEX
-          ? new ReentrantMutex(client, path)
-          : ReentrantMutex.builder(client, path).linger(Duration.ofMillis(500)).build();
+    Timed make(CuratorFramework client, String path) {
+      if (this == SEMAPHORE) {
+        CountingSemaphore semaphore = new CountingSemaphore(client, path, 1);
+        return new Timed(semaphore::tryHold, semaphore::acquireAsync, semaphore);
+      }
+      FencedLock lock =
+          switch (this) {
+            case MUTEX -> new ReentrantMutex(client, path);
+            case MUTEX_LOCAL_HANDOFF ->
+                ReentrantMutex.builder(client, path).localHandoff(8).build();
+            case LINGERING_MUTEX ->
+                ReentrantMutex.builder(client, path).linger(Duration.ofMillis(500)).build();
+            case NON_REENTRANT_MUTEX -> new NonReentrantMutex(client, path);
+            case SHARED_READ_LOCK ->
+                ReadWriteMutex.builder(client, path).localHandoff().build().readLock();
+            case WRITE_LOCK_LOCAL_HANDOFF ->
+                ReadWriteMutex.builder(client, path).localHandoff().build().writeLock();
+            case MULTI_MUTEX -> new MultiMutex(client, List.of(path + "/a", path + "/b"));
+            case SEMAPHORE -> throw new AssertionError("made above");
+          };
+      return new Timed(
+          lock::tryHold, lock::acquireAsync, lock instanceof AutoCloseable c ? c : () -> {});
     }
+  }
+
+  /** A recipe object's timed forms. */
+  record Timed(
+      TryHold blocking, Function<Duration, CompletionStage<LockHold>> async, AutoCloseable closer) {
+    Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
+      return blocking.tryHold(timeout);
+    }
+
+    /** The asynchronous form's hold, or null if it failed. */
+    LockHold acquireAsync(Duration timeout) throws Exception {
+      return async
+          .apply(timeout)
+          .toCompletableFuture()
+          .exceptionally(e -> null)
+          .get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** {@code tryHold(Duration)}, on whichever recipe. */
+  @FunctionalInterface
+  interface TryHold {
+    Optional<LockHold> tryHold(Duration timeout) throws InterruptedException;
   }
 
   /** A scheduler whose timers run {@value #LATE_MILLIS} ms after they are due, while it is late. */
@@ -130,58 +189,31 @@ class LateWakeBudgetTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Kind.class)
-  void aCallerThatWokeLate_withTimersRunningLate_answersAtOnce(Kind kind) throws Exception {
+  @EnumSource(Recipe.class)
+  void aCallerThatWokeLate_withTimersRunningLate_answersAtOnce(Recipe recipe) throws Exception {
     TcpProxy proxy = zk.proxy();
     JumpingTicker ticker = new JumpingTicker();
     CuratorFramework client = throughProxy(proxy, ticker);
-    ReentrantMutex lock = kind.newLock(client, zk.path("lock"));
+    Timed lock = recipe.make(client, zk.path("lock"));
     proxy.setLatency(300); // 600 ms a round trip: no answer within the budget or the grace
 
     long start = System.nanoTime();
     ticker.jumpAt(start + TimeUnit.MILLISECONDS.toNanos(BUDGET_MILLIS / 2));
-    boolean acquired = lock.acquire(BUDGET_MILLIS, TimeUnit.MILLISECONDS);
+    Optional<LockHold> hold = lock.tryHold(Duration.ofMillis(BUDGET_MILLIS));
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
-    assertThat(acquired).isFalse();
+    assertThat(hold).isEmpty();
     assertThat(tookMillis)
         .as("returned within the budget and the grace (the old bound, twice the grace, fails)")
         .isLessThan(BUDGET_MILLIS + GRACE_MILLIS);
 
     proxy.setLatency(0);
     scheduler.late = false;
-    assertThat(lock.acquire(10, TimeUnit.SECONDS)).as("granted once answers are quick").isTrue();
-    lock.release();
-    lock.close();
+    Optional<LockHold> granted = lock.tryHold(Duration.ofSeconds(10));
+    assertThat(granted).as("granted once answers are quick").isPresent();
+    granted.get().close();
+    lock.closer().close();
     zk.assertNothingLeft(); // while the scheduler still runs the withdrawn attempt's cleanup
-  }
-
-  @Test
-  void aSemaphoreCallerThatWokeLate_withTimersRunningLate_answersAtOnce() throws Exception {
-    LockHold held = leaseHeldElsewhere();
-    TcpProxy proxy = zk.proxy();
-    JumpingTicker ticker = new JumpingTicker();
-    CuratorFramework client = throughProxy(proxy, ticker);
-    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 1);
-    proxy.setLatency(300);
-
-    long start = System.nanoTime();
-    ticker.jumpAt(start + TimeUnit.MILLISECONDS.toNanos(BUDGET_MILLIS / 2));
-    Optional<LockHold> lease = semaphore.tryHold(Duration.ofMillis(BUDGET_MILLIS));
-    long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-
-    assertThat(lease).isEmpty();
-    assertThat(tookMillis)
-        .as("returned within the budget and the grace (the old bound, twice the grace, fails)")
-        .isLessThan(BUDGET_MILLIS + GRACE_MILLIS);
-
-    proxy.setLatency(0);
-    scheduler.late = false;
-    held.close();
-    LockHold granted = semaphore.tryHold(Duration.ofSeconds(10)).orElseThrow();
-    granted.close();
-    semaphore.close();
-    zk.assertNothingLeft();
   }
 
   @Test
@@ -230,67 +262,28 @@ class LateWakeBudgetTest {
     zk.assertNothingLeft();
   }
 
-  /** What a zero-budget call is made on: each must still make its one try, blocking or not. */
-  enum ZeroBudgetRecipe {
-    MUTEX,
-    MUTEX_LOCAL_HANDOFF,
-    LINGERING_MUTEX,
-    NON_REENTRANT_MUTEX,
-    SHARED_READ_LOCK,
-    WRITE_LOCK_LOCAL_HANDOFF,
-    MULTI_MUTEX,
-    SEMAPHORE;
-
-    LockHold tryOnce(CuratorFramework client, String path, boolean async) throws Exception {
-      Duration zero = Duration.ZERO;
-      if (this == SEMAPHORE) {
-        CountingSemaphore semaphore = new CountingSemaphore(client, path, 1);
-        return async ? await(semaphore.acquireAsync(zero)) : semaphore.tryHold(zero).orElse(null);
-      }
-      FencedLock lock = newLock(client, path);
-      return async ? await(lock.acquireAsync(zero)) : lock.tryHold(zero).orElse(null);
-    }
-
-    private FencedLock newLock(CuratorFramework client, String path) {
-      return switch (this) {
-        case MUTEX -> new ReentrantMutex(client, path);
-        case MUTEX_LOCAL_HANDOFF -> ReentrantMutex.builder(client, path).localHandoff(8).build();
-        case LINGERING_MUTEX ->
-            ReentrantMutex.builder(client, path).linger(Duration.ofMillis(500)).build();
-        case NON_REENTRANT_MUTEX -> new NonReentrantMutex(client, path);
-        case SHARED_READ_LOCK ->
-            ReadWriteMutex.builder(client, path).localHandoff().build().readLock();
-        case WRITE_LOCK_LOCAL_HANDOFF ->
-            ReadWriteMutex.builder(client, path).localHandoff().build().writeLock();
-        case MULTI_MUTEX -> new MultiMutex(client, List.of(path + "/a", path + "/b"));
-        case SEMAPHORE -> throw new AssertionError("not a lock");
-      };
-    }
-
-    private static LockHold await(CompletionStage<LockHold> stage) throws Exception {
-      return stage.toCompletableFuture().exceptionally(e -> null).get(10, TimeUnit.SECONDS);
-    }
-  }
-
   @ParameterizedTest(name = "{0}, async {1}")
   @MethodSource("zeroBudgetCalls")
-  void aZeroBudgetSpentOnStartingTheWork_stillGetsItsOneTry(ZeroBudgetRecipe recipe, boolean async)
+  void aZeroBudgetSpentOnStartingTheWork_stillGetsItsOneTry(Recipe recipe, boolean async)
       throws Exception {
     CuratorFramework client = zk.newClient();
     scheduler.late = false;
     ClientTime.use(client, new SlowStartTicker(), scheduler);
 
-    LockHold hold = recipe.tryOnce(client, zk.path("lock"), async);
+    Timed lock = recipe.make(client, zk.path("lock"));
+    LockHold hold =
+        async ? lock.acquireAsync(Duration.ZERO) : lock.tryHold(Duration.ZERO).orElse(null);
 
     assertThat(hold)
         .as("a free lock is granted to a zero budget: its try gets the grace from when it was sent")
         .isNotNull();
     hold.close();
+    lock.closer().close();
     zk.assertNothingLeft();
   }
 
   static Stream<Arguments> zeroBudgetCalls() {
-    return Stream.of(ZeroBudgetRecipe.values())
+    return Stream.of(Recipe.values())
         .flatMap(recipe -> Stream.of(Arguments.of(recipe, false), Arguments.of(recipe, true)));
   }
 }
