@@ -2,7 +2,6 @@ package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 
 /**
@@ -61,8 +60,7 @@ public interface AttemptFactory {
   static AttemptFactory of(
       LockSettings settings, BiFunction<List<Slot>, Runnable, Attempt> starter, Runnable onClose) {
     return new AttemptFactory() {
-      private final AtomicBoolean closed = new AtomicBoolean();
-      private final LiveWork<Attempt> live = live(settings);
+      private final LiveWork<Attempt> live = live(settings); // and whether the object closed
 
       @Override
       public Attempt start(List<Slot> slots, Runnable revocationHandler) {
@@ -80,8 +78,7 @@ public interface AttemptFactory {
 
       @Override
       public void close() {
-        if (closed.compareAndSet(false, true)) {
-          live.closeAll();
+        if (live.closeAll()) {
           onClose.run();
         }
       }

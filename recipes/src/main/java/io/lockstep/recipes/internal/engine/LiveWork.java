@@ -1,8 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -16,10 +15,15 @@ import java.util.function.Supplier;
  * @param <T> the work
  */
 public final class LiveWork<T> implements Consumer<T> {
-  private final Set<T> live = ConcurrentHashMap.newKeySet();
+  private final SlimMap<T, T> live = new SlimMap<>(); // nothing kept while nothing is under way
   private final BiConsumer<T, RuntimeException> end;
   private final Supplier<RuntimeException> closedFailure;
-  private volatile boolean closed;
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicIntegerFieldUpdater<LiveWork> CLOSED =
+      AtomicIntegerFieldUpdater.newUpdater(LiveWork.class, "closed");
+
+  private volatile int closed; // 1 once the object closed: a field, not an object (per key)
 
   /**
    * @param end ends a piece of work with the failure its caller gets
@@ -32,7 +36,7 @@ public final class LiveWork<T> implements Consumer<T> {
 
   /** Throws the "closed" failure if {@link #closeAll} was called. */
   public void checkOpen() {
-    if (closed) {
+    if (closed != 0) {
       throw closedFailure.get();
     }
   }
@@ -44,7 +48,7 @@ public final class LiveWork<T> implements Consumer<T> {
    * @return {@code work}
    */
   public T track(T work, CompletableFuture<?> done) {
-    live.add(work);
+    live.put(work, work);
     var unused = done.whenComplete((v, f) -> live.remove(work));
     return endIfClosed(work);
   }
@@ -55,7 +59,7 @@ public final class LiveWork<T> implements Consumer<T> {
    * object closed meanwhile.
    */
   T track(T work) {
-    live.add(work);
+    live.put(work, work);
     return endIfClosed(work);
   }
 
@@ -67,17 +71,24 @@ public final class LiveWork<T> implements Consumer<T> {
 
   /** Ends {@code work} at once if the object closed while it started. */
   private T endIfClosed(T work) {
-    if (closed) {
+    if (closed != 0) {
       end.accept(work, closedFailure.get());
     }
     return work;
   }
 
-  /** The object closed: no work starts from now on, and every piece still live is ended. */
-  public void closeAll() {
-    closed = true;
-    for (T work : live) {
+  /**
+   * The object closed: no work starts from now on, and every piece still live is ended. Idempotent.
+   *
+   * @return true for the first call, false if the object had closed already
+   */
+  public boolean closeAll() {
+    if (!CLOSED.compareAndSet(this, 0, 1)) {
+      return false;
+    }
+    for (T work : live.values()) {
       end.accept(work, closedFailure.get());
     }
+    return true;
   }
 }

@@ -3,10 +3,9 @@ package io.lockstep.recipes.internal.owner;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.Budget;
+import io.lockstep.recipes.internal.engine.SlimMap;
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.function.Function;
 
 /**
@@ -18,7 +17,7 @@ public final class ThreadOwnership implements Ownership {
   private final Function<Thread, List<Slot>> slots;
   private final Revocation revocation;
   private final Handles handles;
-  private final ConcurrentMap<Thread, Entry> holds = new ConcurrentHashMap<>();
+  private final SlimMap<Thread, Entry> holds = new SlimMap<>(); // nothing kept while idle
 
   /** A thread's hold. Only the owning thread reads or writes {@code count}. */
   private static final class Entry {

@@ -70,16 +70,23 @@ public final class NodeNames {
   }
 
   /**
-   * The path of a protected node in {@code parent} up to its protection id: {@code <parent>/_c_},
-   * as {@code ZKPaths.makePath} joins them.
+   * The path of a protected node in {@code parent}, as Curator's protected mode names it: {@code
+   * <parent>/_c_<protectionId><nameEnd>}, built in one concatenation (nothing kept per lock).
+   *
+   * @param nameEnd the rest of the name after the protection id ({@link #protectedNameEnd})
    */
-  public static String protectedPathStart(String parent) {
-    return (parent.endsWith("/") ? parent : parent + "/") + PROTECTED_MARKER;
+  public static String protectedPath(String parent, String protectionId, String nameEnd) {
+    return parent.endsWith("/")
+        ? parent + PROTECTED_MARKER + protectionId + nameEnd
+        : parent + "/" + PROTECTED_MARKER + protectionId + nameEnd;
   }
 
-  /** The rest of a protected node's name after its protection id: {@code -<name>}. */
+  /**
+   * The rest of a protected node's name after its protection id: {@code -<name>}; one string for
+   * every lock of that name.
+   */
   public static String protectedNameEnd(String name) {
-    return "-" + name;
+    return ("-" + name).intern();
   }
 
   /** The start of every node name created with the given protection id. */

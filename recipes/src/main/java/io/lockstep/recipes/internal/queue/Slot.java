@@ -15,8 +15,7 @@ public final class Slot {
   private final byte[] data;
   private final String tiedSuffix;
   private final String tiedTo;
-  private final String nodePathStart; // the path of our nodes up to their protection id
-  private final String nodePathEnd; // and after it: the lock name, and the tied suffix if any
+  private final String nodeNameEnd; // after the protection id: the lock name, and the tied suffix
 
   // How the lock's client creates our nodes, once a create resolved it (NodeCreates); null before.
   // Written at most once per client: a race resolves it twice, to the same.
@@ -32,9 +31,8 @@ public final class Slot {
     this.data = data == null ? null : data.clone();
     this.tiedSuffix = tiedSuffix;
     this.tiedTo = tiedTo;
-    String name = driver.lockName() + (tiedSuffix == null ? "" : tiedSuffix);
-    this.nodePathStart = NodeNames.protectedPathStart(path);
-    this.nodePathEnd = NodeNames.protectedNameEnd(name);
+    String lockNameEnd = NodeNames.protectedNameEnd(driver.lockName()); // shared by every lock
+    this.nodeNameEnd = tiedSuffix == null ? lockNameEnd : lockNameEnd + tiedSuffix;
   }
 
   /**
@@ -93,7 +91,7 @@ public final class Slot {
 
   /** The path to create: the protected name, and the tied suffix if any; one string per call. */
   public String nodePathToCreate(String protectionId) {
-    return nodePathStart + protectionId + nodePathEnd;
+    return NodeNames.protectedPath(path, protectionId, nodeNameEnd);
   }
 
   /** How the lock's client creates our nodes, if a create resolved it already; else null. */
