@@ -10,7 +10,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Threads putting and removing their own keys at once (as a lock object's holding threads and its
  * attempts do), over every interleaving Lincheck's model checker explores: no entry is lost while
- * the map goes from one entry to a concurrent map, and none comes back after its removal.
+ * the map goes from one entry to a concurrent map, and none comes back after its removal. Each of
+ * two breaks made on purpose fails both tests: a put that replaces the one entry without a
+ * compare-and-set, and a remove that clears it without one.
  */
 @Timeout(120)
 class SlimMapModelTest {
