@@ -262,6 +262,48 @@ class LateWakeBudgetTest {
     zk.assertNothingLeft();
   }
 
+  @Test
+  void aSemaphoreCallerWhoseTimersRunLate_givesBackALeaseGrantedAfterItGaveUp() throws Exception {
+    LockHold held = leaseHeldElsewhere();
+    TcpProxy proxy = zk.proxy();
+    CuratorFramework client = throughProxy(proxy, System::nanoTime); // timers five seconds late
+    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("sem"), 1);
+    CompletableFuture<Optional<LockHold>> call =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return semaphore.tryHold(Duration.ofMillis(5_700));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> ZooKeeperExtension.childrenOrNone(client, zk.path("sem/leases")).size() == 2);
+
+    // The lease is granted about 4.5 s later (the watch event, then a read), within the budget;
+    // the request then gives its mutex back and completes only when the delete is answered, 3 s
+    // after the grant. The caller stops waiting 300 ms after its deadline, about 5.9 s after the
+    // release (its request's own timer is five seconds late), before that: its request had ended,
+    // so the cancel is refused and the lease must go back once the request completes. (Were the
+    // caller's thread held up past the request's end, it would get the lease: closed here.)
+    proxy.setLatency(1_500);
+    held.close();
+    call.get(20, TimeUnit.SECONDS).ifPresent(LockHold::close);
+
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(ZooKeeperExtension.childrenOrNone(client, zk.path("sem/leases")))
+                    .as("the lease granted after the caller gave up went back")
+                    .isEmpty());
+    proxy.setLatency(0);
+    scheduler.late = false;
+    semaphore.close();
+    zk.assertNothingLeft();
+  }
+
   @ParameterizedTest(name = "{0}, async {1}")
   @MethodSource("zeroBudgetCalls")
   void aZeroBudgetSpentOnStartingTheWork_stillGetsItsOneTry(Recipe recipe, boolean async)

@@ -62,8 +62,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       <td>{@link #waitingForALease_sessionExpiry_takesTheMutexAgain_andIsGrantedLater}</td>
  *       <td>{@link #waitingForALease_serverRestart_keepsWaiting_andIsGrantedOnce}</td>
  *       <td>{@link #waiting_clientClose_failsAtOnce_andLeavesNothing}</td></tr>
- *   <tr><td>granted, giving the mutex back (the call not answered yet)</td><td>the same give-back
- *       as an interrupt's, when the timers run late (no test of its own)</td>
+ *   <tr><td>granted, giving the mutex back (the call not answered yet)</td><td>{@code
+ *       LateWakeBudgetTest.aSemaphoreCallerWhoseTimersRunLate_...} (the caller stops waiting after
+ *       its deadline; the lease goes back once the request completes)</td>
  *       <td>{@link CountingSemaphoreLateGrantTest} (the caller gives up after the grace; the lease
  *       goes back once the request completes)</td><td>{@code Waits.end} (engine: a grant after a
  *       cancel is released)</td><td>engine</td><td>engine</td><td>engine</td></tr>
