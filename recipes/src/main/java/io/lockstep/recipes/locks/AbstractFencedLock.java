@@ -1,5 +1,6 @@
 package io.lockstep.recipes.locks;
 
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.owner.Ownership;
 import io.lockstep.recipes.internal.owner.OwnershipAccess;
 import java.time.Duration;
@@ -44,12 +45,17 @@ abstract class AbstractFencedLock implements FencedLock {
 
   @Override
   public void acquire() throws InterruptedException {
-    holds.acquire(-1);
+    holds.acquire(budget(-1));
   }
 
   @Override
   public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-    return holds.acquire(Arguments.timeoutNanos(time, unit));
+    return holds.acquire(budget(Arguments.timeoutNanos(time, unit)));
+  }
+
+  /** A composed lock's turn: acquires within its budget, sharing that budget's grace. */
+  boolean acquire(Budget budget) throws InterruptedException {
+    return holds.acquire(budget);
   }
 
   /**
@@ -94,7 +100,7 @@ abstract class AbstractFencedLock implements FencedLock {
 
   @Override
   public CompletionStage<LockHold> acquireAsync() {
-    return holds.handles().acquireAsync(-1, holds.settings().scheduler()::execute);
+    return holds.handles().acquireAsync(budget(-1), holds.settings().scheduler()::execute);
   }
 
   @Override
@@ -104,18 +110,34 @@ abstract class AbstractFencedLock implements FencedLock {
 
   @Override
   public CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor) {
-    long timeoutNanos = Arguments.timeoutNanos(timeout, "timeout");
-    return holds.handles().acquireAsync(timeoutNanos, Objects.requireNonNull(executor, "executor"));
+    Budget budget = budget(Arguments.timeoutNanos(timeout, "timeout"));
+    return holds.handles().acquireAsync(budget, Objects.requireNonNull(executor, "executor"));
+  }
+
+  /** A composed lock's turn, asynchronously: within its budget, sharing that budget's grace. */
+  CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
+    return holds.handles().acquireAsync(budget, executor);
   }
 
   @Override
   public LockHold hold() throws InterruptedException {
-    return holds.handles().hold(-1);
+    return holds.handles().hold(budget(-1));
   }
 
   @Override
   public Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
-    return Optional.ofNullable(holds.handles().hold(Arguments.timeoutNanos(timeout, "timeout")));
+    return Optional.ofNullable(
+        holds.handles().hold(budget(Arguments.timeoutNanos(timeout, "timeout"))));
+  }
+
+  /** A composed lock's turn: a hold within its budget, sharing that budget's grace; or null. */
+  LockHold hold(Budget budget) throws InterruptedException {
+    return holds.handles().hold(budget);
+  }
+
+  /** A budget from now, on the engine's clock: the time the call takes to start counts too. */
+  private Budget budget(long timeoutNanos) {
+    return Budget.of(timeoutNanos, holds.settings());
   }
 
   @Override

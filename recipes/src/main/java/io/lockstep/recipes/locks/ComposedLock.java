@@ -1,9 +1,7 @@
 package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.engine.Budget;
-import io.lockstep.recipes.internal.owner.Waits;
 import io.lockstep.recipes.internal.zk.Background;
-import io.lockstep.recipes.internal.zk.Retries;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,7 +10,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -57,7 +54,7 @@ final class ComposedLock implements FencedLock {
         checkOpen(); // closed meanwhile: what was taken goes back
         if (timeoutNanos < 0) {
           lock.acquire();
-        } else if (!lock.acquire(budget.remainingNanos(), TimeUnit.NANOSECONDS)) {
+        } else if (!acquireWithin(lock, budget)) {
           releaseAll(acquired, null);
           return false;
         }
@@ -212,7 +209,8 @@ final class ComposedLock implements FencedLock {
     checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
     CompletableFuture<LockHold> result = new CompletableFuture<>();
-    AsyncChain chain = new AsyncChain(fenced, Budget.of(timeoutNanos, clock), executor, result);
+    ComposedChain chain =
+        new ComposedChain(fenced, Budget.of(timeoutNanos, clock), executor, result);
     var unused =
         result.whenComplete(
             (hold, failure) -> {
@@ -222,63 +220,6 @@ final class ComposedLock implements FencedLock {
             });
     chain.next();
     return result;
-  }
-
-  /** Takes one lock's hold after another, asynchronously; a cancel reaches the one pending. */
-  private static final class AsyncChain {
-    private final List<FencedLock> locks;
-    private final Budget budget;
-    private final Executor executor;
-    private final CompletableFuture<LockHold> result;
-    private final List<LockHold> taken = new CopyOnWriteArrayList<>();
-    private volatile CompletableFuture<LockHold> pending;
-
-    AsyncChain(
-        List<FencedLock> locks,
-        Budget budget,
-        Executor executor,
-        CompletableFuture<LockHold> result) {
-      this.locks = locks;
-      this.budget = budget;
-      this.executor = executor;
-      this.result = result;
-    }
-
-    void next() {
-      if (result.isDone()) {
-        ComposedHandle.closeAll(taken); // cancelled meanwhile
-        return;
-      }
-      if (taken.size() == locks.size()) {
-        Waits.offer(result, new ComposedHandle(taken), LockHold::close);
-        return;
-      }
-      long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
-      CompletableFuture<LockHold> stage =
-          locks
-              .get(taken.size())
-              .acquireAsync(Duration.ofNanos(left), executor)
-              .toCompletableFuture();
-      pending = stage;
-      var unused =
-          stage.whenComplete(
-              (hold, failure) -> {
-                if (failure != null) {
-                  ComposedHandle.closeAll(taken);
-                  result.completeExceptionally(Retries.unwrap(failure));
-                } else {
-                  taken.add(hold);
-                  next();
-                }
-              });
-    }
-
-    void cancel() {
-      CompletableFuture<LockHold> stage = pending;
-      if (stage != null) {
-        stage.cancel(true);
-      }
-    }
   }
 
   @Override
@@ -303,12 +244,16 @@ final class ComposedLock implements FencedLock {
           taken.add(lock.hold());
           continue;
         }
-        Optional<LockHold> hold = lock.tryHold(Duration.ofNanos(budget.remainingNanos()));
-        if (hold.isEmpty()) {
+        AbstractFencedLock engine = engineOf(lock);
+        LockHold hold =
+            engine != null
+                ? engine.hold(budget)
+                : lock.tryHold(Duration.ofNanos(budget.remainingNanos())).orElse(null);
+        if (hold == null) {
           ComposedHandle.closeAll(taken);
           return null;
         }
-        taken.add(hold.get());
+        taken.add(hold);
       }
       return new ComposedHandle(taken);
     } catch (InterruptedException | RuntimeException e) {
@@ -327,11 +272,30 @@ final class ComposedLock implements FencedLock {
    */
   private static LongSupplier clockOf(List<InterProcessLock> locks) {
     for (InterProcessLock lock : locks) {
-      if (lock instanceof AbstractFencedLock) {
-        return ((AbstractFencedLock) lock).holds.settings()::now;
+      AbstractFencedLock engine = engineOf(lock);
+      if (engine != null) {
+        return engine.holds.settings()::now;
       }
     }
     return System::nanoTime;
+  }
+
+  /**
+   * The single-engine Lockstep lock behind {@code lock}, or null (Curator's, say). Its turn takes
+   * the composed budget itself, so the locks share one grace past the deadline: the call ends
+   * within its budget and one grace, however many locks it takes, as a single lock's would.
+   */
+  static AbstractFencedLock engineOf(InterProcessLock lock) {
+    InterProcessLock engine = lock instanceof MultiMutex multi ? multi.delegate() : lock;
+    return engine instanceof AbstractFencedLock single ? single : null;
+  }
+
+  /** One lock's turn within {@code budget}: the composed budget, or what is left of it. */
+  private static boolean acquireWithin(InterProcessLock lock, Budget budget) throws Exception {
+    AbstractFencedLock engine = engineOf(lock);
+    return engine != null
+        ? engine.acquire(budget)
+        : lock.acquire(budget.remainingNanos(), TimeUnit.NANOSECONDS);
   }
 
   @Override

@@ -9,16 +9,20 @@ import java.util.function.LongSupplier;
  * start the work counts too. Every recipe reads its deadlines from one of these, so "how much is
  * left" and "when does the timer fire" are answered in one place. It also knows when the caller's
  * work got under way ({@link #underWay()}), so that a budget spent on starting the work (a zero
- * budget, a cold first call) still leaves that work its grace.
+ * budget, a cold first call) still leaves that work its grace. A composed lock gives one budget to
+ * each of its locks in turn: the first to get under way decides when the budget falls due, so the
+ * locks share one grace.
  *
  * <p>A negative budget, and {@link Long#MAX_VALUE} (as good as forever), mean none: such a budget
  * never runs out and sets no timer.
  */
 public final class Budget {
+  private static final long UNMARKED = -1; // no work under way yet
+
   private final long timeoutNanos;
   private final long startNanos;
   private final LongSupplier clock;
-  private volatile long startedLateNanos; // how far past the deadline the work got under way
+  private volatile long startedLateNanos = UNMARKED; // how far past the deadline work began
 
   private Budget(long timeoutNanos, long startNanos, LongSupplier clock) {
     this.timeoutNanos = timeoutNanos;
@@ -73,13 +77,16 @@ public final class Budget {
   }
 
   /**
-   * Marks the caller's work as under way (its first request sent): call once, right after starting
-   * it. If starting took the whole budget (a zero budget, a cold first call), the budget falls due
-   * now rather than at its deadline, so the work still gets its grace ({@link #overdueNanos()}).
+   * Marks the caller's work as under way (its first request sent), right after starting it. If
+   * starting took the whole budget (a zero budget, a cold first call), the budget falls due now
+   * rather than at its deadline, so the work still gets its grace ({@link #overdueNanos()}). Only
+   * the first call counts: work started later on the same budget (the next lock of a composed one)
+   * shares that grace instead of getting one of its own. Calls come one after another, never at
+   * once.
    */
   public void underWay() {
-    if (bounded()) {
-      startedLateNanos = Math.max(startedLateNanos, sinceDeadline());
+    if (bounded() && startedLateNanos == UNMARKED) {
+      startedLateNanos = Math.max(0, sinceDeadline());
     }
   }
 
@@ -91,7 +98,7 @@ public final class Budget {
    *     out
    */
   public long overdueNanos() {
-    return bounded() ? Math.max(0, sinceDeadline() - startedLateNanos) : 0;
+    return bounded() ? Math.max(0, sinceDeadline() - Math.max(0, startedLateNanos)) : 0;
   }
 
   private long sinceDeadline() {

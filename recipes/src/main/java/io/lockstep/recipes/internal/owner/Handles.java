@@ -42,12 +42,11 @@ public final class Handles implements HoldSource {
   /**
    * Waits for a hold.
    *
-   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
+   * @param budget the caller's budget, from when it called; none to wait as long as it takes
    * @return the hold, or null if the budget ran out (the attempt was withdrawn)
    */
   @Override
-  public LockHold hold(long timeoutNanos) throws InterruptedException {
-    Budget budget = Budget.of(timeoutNanos, attempts.settings());
+  public LockHold hold(Budget budget) throws InterruptedException {
     Attempt acquisition = take(budget);
     return acquisition == null ? null : register(acquisition);
   }
@@ -55,12 +54,11 @@ public final class Handles implements HoldSource {
   /**
    * Starts an attempt and returns at once; {@link Waits#async} is the policy.
    *
-   * @param timeoutNanos the budget, or a negative value for none
+   * @param budget the caller's budget, from when it called; or none
    * @param executor completes the future, so runs its dependent stages
    */
   @Override
-  public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
-    Budget budget = Budget.of(timeoutNanos, attempts.settings());
+  public CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
     return Waits.<LockHold>async(
         start(), budget, executor, this::register, hold -> ((Handle) hold).abandon());
   }

@@ -20,18 +20,18 @@ public interface HoldSource {
   /**
    * Waits for a hold owned by a handle.
    *
-   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
+   * @param budget the caller's budget, from when it called; none to wait as long as it takes
    * @return the hold, or null if the budget ran out (nothing is left behind)
    */
-  LockHold hold(long timeoutNanos) throws InterruptedException;
+  LockHold hold(Budget budget) throws InterruptedException;
 
   /**
    * A hold owned by a handle, asynchronously: no thread waits ({@link Waits} is the policy).
    *
-   * @param timeoutNanos the budget, or a negative value for none
+   * @param budget the caller's budget, from when it called; or none
    * @param executor completes the stage, so runs its dependent stages
    */
-  CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor);
+  CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor);
 
   /**
    * Waits for a granted attempt that its caller owns and releases: the hold of a lock object.

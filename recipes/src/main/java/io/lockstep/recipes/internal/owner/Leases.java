@@ -93,8 +93,8 @@ public final class Leases implements HoldSource {
   }
 
   @Override
-  public LockHold hold(long timeoutNanos) throws InterruptedException {
-    List<LockHold> got = acquire(1, timeoutNanos);
+  public LockHold hold(Budget budget) throws InterruptedException {
+    List<LockHold> got = holds(attempts(1, budget));
     return got.isEmpty() ? null : got.get(0);
   }
 
@@ -187,9 +187,13 @@ public final class Leases implements HoldSource {
    *
    * @param timeoutNanos the budget, or a negative value for none
    */
-  @Override
   public CompletionStage<LockHold> acquireAsync(long timeoutNanos, Executor executor) {
-    LeaseRequest request = start(1, Budget.of(timeoutNanos, this::now));
+    return acquireAsync(Budget.of(timeoutNanos, this::now), executor);
+  }
+
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
+    LeaseRequest request = start(1, budget);
     CompletableFuture<LockHold> result =
         Waits.stage(
             () -> {

@@ -44,14 +44,12 @@ public final class ObjectOwnership implements Ownership {
    * forever, so it fails fast instead.
    */
   @Override
-  public boolean acquire(long timeoutNanos) throws InterruptedException {
-    if (timeoutNanos < 0) {
+  public boolean acquire(Budget budget) throws InterruptedException {
+    boolean untimed = budget.timeoutNanos() < 0;
+    if (untimed) {
       checkNotOwnHold();
-    }
-    Budget budget = Budget.of(timeoutNanos, settings());
-    if (timeoutNanos < 0) {
       permit.acquire();
-    } else if (!permit.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS)) {
+    } else if (!permit.tryAcquire(budget.remainingNanos(), TimeUnit.NANOSECONDS)) {
       return false;
     }
     Attempt acquisition = null;

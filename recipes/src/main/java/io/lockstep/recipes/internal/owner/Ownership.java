@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.owner;
 
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.engine.LockSettings;
 
 /**
@@ -12,10 +13,10 @@ public interface Ownership {
   /**
    * Acquires for the caller.
    *
-   * @param timeoutNanos the budget, or a negative value to wait as long as it takes
+   * @param budget the caller's budget, from when it called; none to wait as long as it takes
    * @return false if the budget ran out
    */
-  boolean acquire(long timeoutNanos) throws InterruptedException;
+  boolean acquire(Budget budget) throws InterruptedException;
 
   /** Acquires for the caller, ignoring interrupts (the flag is set again on return). */
   void acquireUninterruptibly();

@@ -68,13 +68,12 @@ public final class ThreadOwnership implements Ownership {
    *     was lost
    */
   @Override
-  public boolean acquire(long timeoutNanos) throws InterruptedException {
-    Budget budget = Budget.of(timeoutNanos, settings());
+  public boolean acquire(Budget budget) throws InterruptedException {
     Thread thread = Thread.currentThread();
     if (reenter(thread)) {
       return true;
     }
-    List<Slot> queues = queuesFor(thread, timeoutNanos < 0);
+    List<Slot> queues = queuesFor(thread, budget.timeoutNanos() < 0);
     if (queues == null) {
       return false;
     }

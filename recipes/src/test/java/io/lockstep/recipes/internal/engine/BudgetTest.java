@@ -101,6 +101,29 @@ class BudgetTest {
   }
 
   @Test
+  void underWay_countsOnlyOnce_soWorkStartedLaterOnTheBudgetSharesItsGrace() {
+    Budget budget = Budget.of(0, clock::get); // a composed lock's, given to each lock in turn
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(30));
+    budget.underWay(); // the first lock's work: due now
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(150)); // its answer
+
+    budget.underWay(); // the second lock's work
+    assertThat(budget.overdueNanos())
+        .as("still due from the first lock's start, not from the second's")
+        .isEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
+  }
+
+  @Test
+  void underWay_onTime_thenLateWork_countsFromTheDeadline() {
+    Budget budget = Budget.of(TimeUnit.MILLISECONDS.toNanos(100), clock::get);
+    budget.underWay(); // the first lock's work, well within the budget
+    clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(160));
+
+    budget.underWay(); // the next lock's work starts 60 ms after the deadline
+    assertThat(budget.overdueNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(60));
+  }
+
+  @Test
   void underWay_onABudgetThatCannotRunOut_changesNothing() {
     Budget forever = Budget.of(Long.MAX_VALUE, clock::get);
     clock.addAndGet(TimeUnit.DAYS.toNanos(1));

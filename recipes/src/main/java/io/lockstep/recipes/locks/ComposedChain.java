@@ -1,0 +1,69 @@
+package io.lockstep.recipes.locks;
+
+import io.lockstep.recipes.internal.engine.Budget;
+import io.lockstep.recipes.internal.owner.Waits;
+import io.lockstep.recipes.internal.zk.Retries;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+
+/** Takes one lock's hold after another, asynchronously; a cancel reaches the one pending. */
+final class ComposedChain {
+  private final List<FencedLock> locks;
+  private final Budget budget;
+  private final Executor executor;
+  private final CompletableFuture<LockHold> result;
+  private final List<LockHold> taken = new CopyOnWriteArrayList<>();
+  private volatile CompletableFuture<LockHold> pending;
+
+  ComposedChain(
+      List<FencedLock> locks,
+      Budget budget,
+      Executor executor,
+      CompletableFuture<LockHold> result) {
+    this.locks = locks;
+    this.budget = budget;
+    this.executor = executor;
+    this.result = result;
+  }
+
+  void next() {
+    if (result.isDone()) {
+      ComposedHandle.closeAll(taken); // cancelled meanwhile
+      return;
+    }
+    if (taken.size() == locks.size()) {
+      Waits.offer(result, new ComposedHandle(taken), LockHold::close);
+      return;
+    }
+    FencedLock lock = locks.get(taken.size());
+    AbstractFencedLock engine = ComposedLock.engineOf(lock);
+    long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
+    CompletableFuture<LockHold> stage =
+        (engine != null
+                ? engine.acquireAsync(budget, executor)
+                : lock.acquireAsync(Duration.ofNanos(left), executor))
+            .toCompletableFuture();
+    pending = stage;
+    var unused =
+        stage.whenComplete(
+            (hold, failure) -> {
+              if (failure != null) {
+                ComposedHandle.closeAll(taken);
+                result.completeExceptionally(Retries.unwrap(failure));
+              } else {
+                taken.add(hold);
+                next();
+              }
+            });
+  }
+
+  void cancel() {
+    CompletableFuture<LockHold> stage = pending;
+    if (stage != null) {
+      stage.cancel(true);
+    }
+  }
+}
