@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +33,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the second's answer would come about 100 ms after the grace ended: the call returns empty, and
  * gives the first back. Before, each lock had a grace of its own: every lock was granted, and the
  * call took a round trip per lock past its budget. On a quick link the same zero budget still gives
- * every lock its one try, and every one is granted.
+ * every lock its one try, and every one is granted. A composed lock inside the composed one shares
+ * the same budget and grace.
  */
 @Timeout(60)
 class ComposedBudgetTest {
@@ -56,7 +58,16 @@ class ComposedBudgetTest {
             List.of(
                 new ReadWriteMutex(client, root + "/a").writeLock(),
                 new NonReentrantMutex(client, root + "/b"),
-                new MultiMutex(client, List.of(root + "/c", root + "/d"))));
+                new MultiMutex(client, List.of(root + "/c", root + "/d")))),
+    /**
+     * A mutex, then a composed lock of one mutex: the inner composed lock takes the outer budget
+     * too (before, it started a budget of its own, with a grace of its own, from what was left).
+     */
+    NESTED(
+        (client, root) ->
+            List.of(
+                new ReentrantMutex(client, root + "/a"),
+                new MultiMutex(List.of(new NonReentrantMutex(client, root + "/b")))));
 
     private final BiFunction<CuratorFramework, String, List<InterProcessLock>> locks;
 
@@ -146,7 +157,9 @@ class ComposedBudgetTest {
     CuratorFramework client = zk.newClient();
     List<InterProcessLock> locks = composition.locks.apply(client, zk.path("mixed"));
     InterProcessLock curator = new InterProcessMutex(client, zk.path("curator"));
-    MultiMutex lock = new MultiMutex(List.of(locks.get(0), curator, locks.get(1), locks.get(2)));
+    List<InterProcessLock> all = new ArrayList<>(List.of(locks.get(0), curator));
+    all.addAll(locks.subList(1, locks.size()));
+    MultiMutex lock = new MultiMutex(all);
 
     assertThat(lock.acquire(0, TimeUnit.MILLISECONDS)).isTrue();
     assertThat(curator.isAcquiredInThisProcess()).isTrue();

@@ -3,7 +3,6 @@ package io.lockstep.recipes.locks;
 import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.owner.Waits;
 import io.lockstep.recipes.internal.zk.Retries;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,13 +38,8 @@ final class ComposedChain {
       return;
     }
     FencedLock lock = locks.get(taken.size());
-    AbstractFencedLock engine = ComposedLock.engineOf(lock);
-    long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
     CompletableFuture<LockHold> stage =
-        (engine != null
-                ? engine.acquireAsync(budget, executor)
-                : lock.acquireAsync(Duration.ofNanos(left), executor))
-            .toCompletableFuture();
+        ComposedLock.acquireAsyncWithin(lock, budget, executor).toCompletableFuture();
     pending = stage;
     var unused =
         stage.whenComplete(

@@ -36,23 +36,25 @@ final class ComposedLock implements FencedLock {
 
   @Override
   public void acquire() throws InterruptedException {
-    acquireAll(-1);
+    acquireAll(Budget.of(-1, clock));
   }
 
   @Override
   public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-    return acquireAll(Arguments.timeoutNanos(time, unit));
+    return acquireAll(Budget.of(Arguments.timeoutNanos(time, unit), clock));
   }
 
-  /** In order, within one total budget; on failure releases what it took, in reverse. */
-  private boolean acquireAll(long timeoutNanos) throws InterruptedException {
+  /**
+   * In order, within one total budget (this call's, or an outer composed lock's); on failure
+   * releases what it took, in reverse.
+   */
+  private boolean acquireAll(Budget budget) throws InterruptedException {
     checkOpen();
-    Budget budget = Budget.of(timeoutNanos, clock);
     List<InterProcessLock> acquired = new ArrayList<>();
     try {
       for (InterProcessLock lock : locks) {
         checkOpen(); // closed meanwhile: what was taken goes back
-        if (timeoutNanos < 0) {
+        if (!budget.bounded()) {
           lock.acquire();
         } else if (!acquireWithin(lock, budget)) {
           releaseAll(acquired, null);
@@ -205,12 +207,16 @@ final class ComposedLock implements FencedLock {
   @Override
   public CompletionStage<LockHold> acquireAsync(Duration timeout, Executor executor) {
     long timeoutNanos = Arguments.timeoutNanos(timeout, "timeout");
-    Objects.requireNonNull(executor, "executor");
+    return acquireAsync(
+        Budget.of(timeoutNanos, clock), Objects.requireNonNull(executor, "executor"));
+  }
+
+  /** The locks' holds one after another, within {@code budget} (this call's or an outer one's). */
+  private CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
     checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
     CompletableFuture<LockHold> result = new CompletableFuture<>();
-    ComposedChain chain =
-        new ComposedChain(fenced, Budget.of(timeoutNanos, clock), executor, result);
+    ComposedChain chain = new ComposedChain(fenced, budget, executor, result);
     var unused =
         result.whenComplete(
             (hold, failure) -> {
@@ -224,31 +230,30 @@ final class ComposedLock implements FencedLock {
 
   @Override
   public LockHold hold() throws InterruptedException {
-    return holdAll(-1);
+    return holdAll(Budget.of(-1, clock));
   }
 
   @Override
   public Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
-    return Optional.ofNullable(holdAll(Arguments.timeoutNanos(timeout, "timeout")));
+    return Optional.ofNullable(
+        holdAll(Budget.of(Arguments.timeoutNanos(timeout, "timeout"), clock)));
   }
 
-  /** In list order, within one total budget; on failure or timeout closes what it took. */
-  private LockHold holdAll(long timeoutNanos) throws InterruptedException {
+  /**
+   * In list order, within one total budget (this call's or an outer composed lock's); on failure or
+   * timeout closes what it took.
+   */
+  private LockHold holdAll(Budget budget) throws InterruptedException {
     checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
-    Budget budget = Budget.of(timeoutNanos, clock);
     List<LockHold> taken = new ArrayList<>();
     try {
       for (FencedLock lock : fenced) {
-        if (timeoutNanos < 0) {
+        if (!budget.bounded()) {
           taken.add(lock.hold());
           continue;
         }
-        AbstractFencedLock engine = engineOf(lock);
-        LockHold hold =
-            engine != null
-                ? engine.hold(budget)
-                : lock.tryHold(Duration.ofNanos(budget.remainingNanos())).orElse(null);
+        LockHold hold = holdWithin(lock, budget);
         if (hold == null) {
           ComposedHandle.closeAll(taken);
           return null;
@@ -267,35 +272,63 @@ final class ComposedLock implements FencedLock {
   }
 
   /**
-   * The clock of a composed lock's budget: the engine's of the first Lockstep lock among {@code
-   * locks}, else the system's (the locks are all someone else's, Curator's say).
+   * The clock of a composed lock's budget: that of the first Lockstep lock among {@code locks},
+   * else the system's (the locks are all someone else's, Curator's say).
    */
   private static LongSupplier clockOf(List<InterProcessLock> locks) {
     for (InterProcessLock lock : locks) {
-      AbstractFencedLock engine = engineOf(lock);
-      if (engine != null) {
-        return engine.holds.settings()::now;
+      InterProcessLock inner = unwrap(lock);
+      if (inner instanceof AbstractFencedLock single) {
+        return single.holds.settings()::now;
+      } else if (inner instanceof ComposedLock composed) {
+        return composed.clock;
       }
     }
     return System::nanoTime;
   }
 
-  /**
-   * The single-engine Lockstep lock behind {@code lock}, or null (Curator's, say). Its turn takes
-   * the composed budget itself, so the locks share one grace past the deadline: the call ends
-   * within its budget and one grace, however many locks it takes, as a single lock's would.
-   */
-  static AbstractFencedLock engineOf(InterProcessLock lock) {
-    InterProcessLock engine = lock instanceof MultiMutex multi ? multi.delegate() : lock;
-    return engine instanceof AbstractFencedLock single ? single : null;
+  /** The form behind a {@link MultiMutex}, or {@code lock} itself. */
+  private static InterProcessLock unwrap(InterProcessLock lock) {
+    return lock instanceof MultiMutex multi ? multi.delegate() : lock;
   }
 
-  /** One lock's turn within {@code budget}: the composed budget, or what is left of it. */
+  /*
+   * One lock's turn within the composed budget. A Lockstep lock, a composed one inside this one
+   * too, takes that budget itself, so the locks share one grace past the deadline: the call ends
+   * within its budget and one grace, however many locks it takes, as a single lock's would. Another
+   * library's lock (Curator's, say) gets what is left of the budget.
+   */
+
   private static boolean acquireWithin(InterProcessLock lock, Budget budget) throws Exception {
-    AbstractFencedLock engine = engineOf(lock);
-    return engine != null
-        ? engine.acquire(budget)
-        : lock.acquire(budget.remainingNanos(), TimeUnit.NANOSECONDS);
+    InterProcessLock inner = unwrap(lock);
+    if (inner instanceof AbstractFencedLock single) {
+      return single.acquire(budget);
+    } else if (inner instanceof ComposedLock composed) {
+      return composed.acquireAll(budget);
+    }
+    return lock.acquire(budget.remainingNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private static LockHold holdWithin(FencedLock lock, Budget budget) throws InterruptedException {
+    InterProcessLock inner = unwrap(lock);
+    if (inner instanceof AbstractFencedLock single) {
+      return single.hold(budget);
+    } else if (inner instanceof ComposedLock composed) {
+      return composed.holdAll(budget);
+    }
+    return lock.tryHold(Duration.ofNanos(budget.remainingNanos())).orElse(null);
+  }
+
+  static CompletionStage<LockHold> acquireAsyncWithin(
+      FencedLock lock, Budget budget, Executor executor) {
+    InterProcessLock inner = unwrap(lock);
+    if (inner instanceof AbstractFencedLock single) {
+      return single.acquireAsync(budget, executor);
+    } else if (inner instanceof ComposedLock composed) {
+      return composed.acquireAsync(budget, executor);
+    }
+    long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
+    return lock.acquireAsync(Duration.ofNanos(left), executor);
   }
 
   @Override
