@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.listen.Listenable;
 
@@ -51,11 +52,6 @@ abstract class AbstractFencedLock implements FencedLock {
   @Override
   public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
     return holds.acquire(budget(Arguments.timeoutNanos(time, unit)));
-  }
-
-  /** A composed lock's turn: acquires within its budget, sharing that budget's grace. */
-  boolean acquire(Budget budget) throws InterruptedException {
-    return holds.acquire(budget);
   }
 
   /**
@@ -114,11 +110,6 @@ abstract class AbstractFencedLock implements FencedLock {
     return holds.handles().acquireAsync(budget, Objects.requireNonNull(executor, "executor"));
   }
 
-  /** A composed lock's turn, asynchronously: within its budget, sharing that budget's grace. */
-  CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
-    return holds.handles().acquireAsync(budget, executor);
-  }
-
   @Override
   public LockHold hold() throws InterruptedException {
     return holds.handles().hold(budget(-1));
@@ -130,9 +121,29 @@ abstract class AbstractFencedLock implements FencedLock {
         holds.handles().hold(budget(Arguments.timeoutNanos(timeout, "timeout"))));
   }
 
-  /** A composed lock's turn: a hold within its budget, sharing that budget's grace; or null. */
-  LockHold hold(Budget budget) throws InterruptedException {
-    return holds.handles().hold(budget);
+  /** This lock's turn in a composed lock: within the composed budget, sharing its grace. */
+  BudgetedTurn turn() {
+    return new BudgetedTurn() {
+      @Override
+      public LongSupplier clock() {
+        return holds.settings()::now;
+      }
+
+      @Override
+      public boolean acquire(Budget budget) throws InterruptedException {
+        return holds.acquire(budget);
+      }
+
+      @Override
+      public LockHold hold(Budget budget) throws InterruptedException {
+        return holds.handles().hold(budget);
+      }
+
+      @Override
+      public CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
+        return holds.handles().acquireAsync(budget, executor);
+      }
+    };
   }
 
   /** A budget from now, on the engine's clock: the time the call takes to start counts too. */

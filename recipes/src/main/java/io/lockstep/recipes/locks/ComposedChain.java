@@ -3,6 +3,7 @@ package io.lockstep.recipes.locks;
 import io.lockstep.recipes.internal.engine.Budget;
 import io.lockstep.recipes.internal.owner.Waits;
 import io.lockstep.recipes.internal.zk.Retries;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -38,8 +39,13 @@ final class ComposedChain {
       return;
     }
     FencedLock lock = locks.get(taken.size());
+    BudgetedTurn turn = BudgetedTurn.of(lock);
+    long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
     CompletableFuture<LockHold> stage =
-        ComposedLock.acquireAsyncWithin(lock, budget, executor).toCompletableFuture();
+        (turn != null
+                ? turn.acquireAsync(budget, executor)
+                : lock.acquireAsync(Duration.ofNanos(left), executor))
+            .toCompletableFuture();
     pending = stage;
     var unused =
         stage.whenComplete(

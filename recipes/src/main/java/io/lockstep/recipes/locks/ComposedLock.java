@@ -22,7 +22,7 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
  * {@link MultiMutex}'s composed form: arbitrary locks taken one after another, as Curator's {@code
  * InterProcessMultiLock} does. Not deadlock-free.
  */
-final class ComposedLock implements FencedLock {
+final class ComposedLock implements FencedLock, BudgetedTurn {
   private final List<InterProcessLock> locks;
   private final LockView view;
   private final LongSupplier clock; // for one total budget over the locks
@@ -36,19 +36,20 @@ final class ComposedLock implements FencedLock {
 
   @Override
   public void acquire() throws InterruptedException {
-    acquireAll(Budget.of(-1, clock));
+    var unused = acquire(Budget.of(-1, clock));
   }
 
   @Override
   public boolean acquire(long time, TimeUnit unit) throws InterruptedException {
-    return acquireAll(Budget.of(Arguments.timeoutNanos(time, unit), clock));
+    return acquire(Budget.of(Arguments.timeoutNanos(time, unit), clock));
   }
 
   /**
    * In order, within one total budget (this call's, or an outer composed lock's); on failure
    * releases what it took, in reverse.
    */
-  private boolean acquireAll(Budget budget) throws InterruptedException {
+  @Override
+  public boolean acquire(Budget budget) throws InterruptedException {
     checkOpen();
     List<InterProcessLock> acquired = new ArrayList<>();
     try {
@@ -212,7 +213,8 @@ final class ComposedLock implements FencedLock {
   }
 
   /** The locks' holds one after another, within {@code budget} (this call's or an outer one's). */
-  private CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
+  @Override
+  public CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
     checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
     CompletableFuture<LockHold> result = new CompletableFuture<>();
@@ -230,20 +232,20 @@ final class ComposedLock implements FencedLock {
 
   @Override
   public LockHold hold() throws InterruptedException {
-    return holdAll(Budget.of(-1, clock));
+    return hold(Budget.of(-1, clock));
   }
 
   @Override
   public Optional<LockHold> tryHold(Duration timeout) throws InterruptedException {
-    return Optional.ofNullable(
-        holdAll(Budget.of(Arguments.timeoutNanos(timeout, "timeout"), clock)));
+    return Optional.ofNullable(hold(Budget.of(Arguments.timeoutNanos(timeout, "timeout"), clock)));
   }
 
   /**
    * In list order, within one total budget (this call's or an outer composed lock's); on failure or
    * timeout closes what it took.
    */
-  private LockHold holdAll(Budget budget) throws InterruptedException {
+  @Override
+  public LockHold hold(Budget budget) throws InterruptedException {
     checkOpen();
     List<FencedLock> fenced = fencedLocks("holds");
     List<LockHold> taken = new ArrayList<>();
@@ -271,64 +273,38 @@ final class ComposedLock implements FencedLock {
     }
   }
 
+  @Override
+  public LongSupplier clock() {
+    return clock;
+  }
+
   /**
    * The clock of a composed lock's budget: that of the first Lockstep lock among {@code locks},
    * else the system's (the locks are all someone else's, Curator's say).
    */
   private static LongSupplier clockOf(List<InterProcessLock> locks) {
     for (InterProcessLock lock : locks) {
-      InterProcessLock inner = unwrap(lock);
-      if (inner instanceof AbstractFencedLock single) {
-        return single.holds.settings()::now;
-      } else if (inner instanceof ComposedLock composed) {
-        return composed.clock;
+      BudgetedTurn turn = BudgetedTurn.of(lock);
+      if (turn != null) {
+        return turn.clock();
       }
     }
     return System::nanoTime;
   }
 
-  /** The form behind a {@link MultiMutex}, or {@code lock} itself. */
-  private static InterProcessLock unwrap(InterProcessLock lock) {
-    return lock instanceof MultiMutex multi ? multi.delegate() : lock;
-  }
-
-  /*
-   * One lock's turn within the composed budget. A Lockstep lock, a composed one inside this one
-   * too, takes that budget itself, so the locks share one grace past the deadline: the call ends
-   * within its budget and one grace, however many locks it takes, as a single lock's would. Another
-   * library's lock (Curator's, say) gets what is left of the budget.
-   */
-
+  /** One lock's turn within the composed budget ({@link BudgetedTurn}), or what is left of it. */
   private static boolean acquireWithin(InterProcessLock lock, Budget budget) throws Exception {
-    InterProcessLock inner = unwrap(lock);
-    if (inner instanceof AbstractFencedLock single) {
-      return single.acquire(budget);
-    } else if (inner instanceof ComposedLock composed) {
-      return composed.acquireAll(budget);
-    }
-    return lock.acquire(budget.remainingNanos(), TimeUnit.NANOSECONDS);
+    BudgetedTurn turn = BudgetedTurn.of(lock);
+    return turn != null
+        ? turn.acquire(budget)
+        : lock.acquire(budget.remainingNanos(), TimeUnit.NANOSECONDS);
   }
 
   private static LockHold holdWithin(FencedLock lock, Budget budget) throws InterruptedException {
-    InterProcessLock inner = unwrap(lock);
-    if (inner instanceof AbstractFencedLock single) {
-      return single.hold(budget);
-    } else if (inner instanceof ComposedLock composed) {
-      return composed.holdAll(budget);
-    }
-    return lock.tryHold(Duration.ofNanos(budget.remainingNanos())).orElse(null);
-  }
-
-  static CompletionStage<LockHold> acquireAsyncWithin(
-      FencedLock lock, Budget budget, Executor executor) {
-    InterProcessLock inner = unwrap(lock);
-    if (inner instanceof AbstractFencedLock single) {
-      return single.acquireAsync(budget, executor);
-    } else if (inner instanceof ComposedLock composed) {
-      return composed.acquireAsync(budget, executor);
-    }
-    long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
-    return lock.acquireAsync(Duration.ofNanos(left), executor);
+    BudgetedTurn turn = BudgetedTurn.of(lock);
+    return turn != null
+        ? turn.hold(budget)
+        : lock.tryHold(Duration.ofNanos(budget.remainingNanos())).orElse(null);
   }
 
   @Override
