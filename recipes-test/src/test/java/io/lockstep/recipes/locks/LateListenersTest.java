@@ -8,9 +8,15 @@ import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordingFile;
@@ -52,6 +58,45 @@ class LateListenersTest {
     assertThat(journal.entries).containsExactly("lock GRANTED with token", "lock released");
     assertThat(journal.ids).as("one acquisition").containsOnly(journal.ids.get(0));
     assertThat(journal.threads).noneMatch(name -> name.contains("EventThread"));
+  }
+
+  /**
+   * An idle lock object keeps no listener table and no {@code Lock} view until asked for one; once
+   * made it is the same one for good, also when threads ask at once: a listener added through one
+   * {@code getStateListenable()} is removed through another.
+   */
+  @Test
+  void theListenersAndTheLockView_madeWhenFirstAskedFor_areTheSameForGood() throws Exception {
+    CuratorFramework client = zk.newClient();
+    ExecutorService threads = Executors.newFixedThreadPool(4);
+    try {
+      for (int i = 0; i < 200; i++) {
+        ReentrantMutex lock = new ReentrantMutex(client, zk.path("lock" + i));
+        List<Callable<List<Object>>> asks =
+            Collections.nCopies(
+                4, () -> List.of(lock.getStateListenable(), LockObservers.of(lock), lock.asLock()));
+        List<List<Object>> answers = new ArrayList<>();
+        for (Future<List<Object>> answer : threads.invokeAll(asks)) {
+          answers.add(answer.get());
+        }
+        for (int part = 0; part < 3; part++) {
+          Object first = answers.get(0).get(part);
+          for (List<Object> answer : answers) {
+            assertThat(answer.get(part)).as("lock %d, part %d", i, part).isSameAs(first);
+          }
+        }
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("removed"));
+    List<LockState> heard = new CopyOnWriteArrayList<>();
+    LockStateListener listener = change -> heard.add(change.state());
+    lock.getStateListenable().addListener(listener);
+    lock.getStateListenable().removeListener(listener);
+    lock.acquire();
+    lock.release();
+    assertThat(heard).as("removed through another call").isEmpty();
   }
 
   @Test

@@ -157,6 +157,47 @@ class ReentrantMutexTest {
         .until(() -> client.checkExists().forPath(zk.path("parent/lock")) == null);
   }
 
+  /**
+   * The locks of one client share how they create nodes while it is the same (an idle lock object
+   * per key keeps none of its own); an ACLProvider that gives paths different ACLs still has each
+   * lock's nodes made with the ACL of its own path, whatever order the locks are taken in.
+   */
+  @Test
+  void locksOfOneClient_withAnAclPerPath_eachCreateWithTheirOwnAcl() throws Exception {
+    List<ACL> readable = acl(ZooDefs.Perms.ALL);
+    List<ACL> noAdmin = acl(ZooDefs.Perms.ALL & ~ZooDefs.Perms.ADMIN);
+    ACLProvider perPath =
+        new ACLProvider() {
+          @Override
+          public List<ACL> getDefaultAcl() {
+            return readable;
+          }
+
+          @Override
+          public List<ACL> getAclForPath(String path) {
+            return path.contains("/b/") ? noAdmin : readable;
+          }
+        };
+    CuratorFramework client = zk.newClient(b -> b.aclProvider(perPath));
+    ReentrantMutex a = new ReentrantMutex(client, zk.path("a/lock"));
+    ReentrantMutex b = new ReentrantMutex(client, zk.path("b/lock"));
+    ReentrantMutex alsoA = new ReentrantMutex(client, zk.path("a/other"));
+
+    for (ReentrantMutex lock : List.of(a, b, alsoA, b, a)) {
+      lock.acquire();
+      String node = lock.getParticipantNodes().iterator().next();
+      assertThat(client.getACL().forPath(node))
+          .as(node)
+          .isEqualTo(node.contains("/b/") ? noAdmin : readable);
+      lock.release();
+    }
+  }
+
+  private static List<ACL> acl(int perms) {
+    // A mutable list: ZooKeeper asks acl.contains(null), which List.of refuses with an NPE.
+    return java.util.Collections.singletonList(new ACL(perms, new Id("world", "anyone")));
+  }
+
   @Test
   void nodeData_isTheClientsDefaultData() throws Exception {
     byte[] data = "worker-7".getBytes(StandardCharsets.UTF_8);

@@ -65,7 +65,7 @@ final class Election {
     this.layout = layout;
     this.settings = LockSettings.of(client, path, "LeaderElection");
     this.attempts = AttemptFactory.plain(settings);
-    this.slots = List.of(Slot.of(path, layout.driver(), layout.nodeData(id)));
+    this.slots = Slot.of(path, layout.driver(), layout.nodeData(id)).alone();
     this.background = settings.scheduler()::execute;
     this.announcer = new Announcer(path, settings.scheduler());
   }

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.LongSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.listen.Listenable;
@@ -36,12 +37,15 @@ abstract class AbstractFencedLock implements FencedLock {
 
   final Ownership holds;
   private final QueueView queues;
-  private final LockView view;
+  private static final AtomicReferenceFieldUpdater<AbstractFencedLock, LockView> VIEW =
+      AtomicReferenceFieldUpdater.newUpdater(AbstractFencedLock.class, LockView.class, "view");
+
+  // made at the first asLock() (a lock object per key needs none), the same one for good
+  private volatile LockView view;
 
   AbstractFencedLock(Ownership holds, QueueView queues) {
     this.holds = holds;
     this.queues = queues;
-    this.view = new LockView(this, holds::acquireUninterruptibly);
   }
 
   @Override
@@ -153,7 +157,12 @@ abstract class AbstractFencedLock implements FencedLock {
 
   @Override
   public LockView asLock() {
-    return view;
+    LockView made = view;
+    if (made == null) {
+      VIEW.compareAndSet(this, null, new LockView(this, holds::acquireUninterruptibly));
+      made = view;
+    }
+    return made;
   }
 
   /**

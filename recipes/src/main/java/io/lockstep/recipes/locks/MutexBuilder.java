@@ -4,7 +4,6 @@ import io.lockstep.recipes.internal.engine.AttemptFactory;
 import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.queue.Slot;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
@@ -132,6 +131,6 @@ abstract class MutexBuilder<B extends MutexBuilder<B, L>, L> extends RecipeBuild
 
   /** The lock's queue, every node of which takes part. */
   QueueView queues(Slot slot) {
-    return QueueView.of(kind, List.of(slot));
+    return QueueView.of(kind, slot.alone());
   }
 }

@@ -30,7 +30,7 @@ final class QueueView {
 
   /** The queue of {@code path}, ordered by {@code driver}, whose {@code members} are the lock's. */
   static QueueView of(String kind, String path, LockDriver driver, Predicate<String> members) {
-    return new QueueView(kind, List.of(Slot.of(path, driver, null)), members);
+    return new QueueView(kind, Slot.of(path, driver, null).alone(), members);
   }
 
   /**

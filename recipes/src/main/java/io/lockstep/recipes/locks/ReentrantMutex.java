@@ -9,6 +9,7 @@ import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.Revocable;
@@ -135,14 +136,35 @@ public final class ReentrantMutex extends ThreadOwnedLock
 
   /** Each thread's holds, and the handles', in {@code slot}'s queue, revocable once asked to be. */
   private static Ownership holds(AttemptFactory attempts, Slot slot, Revocation revocation) {
-    List<Slot> plain = List.of(slot); // the queue of every acquire that is not revocable
-    Supplier<List<Slot>> queues =
-        () -> {
-          Slot queue = revocation.slotFor(slot);
-          return queue == slot ? plain : List.of(queue);
-        };
+    Queues queues = new Queues(slot, revocation);
     return new ThreadOwnership(
-        attempts, thread -> queues.get(), revocation, new Handles(attempts, queues, revocation));
+        attempts, queues, revocation, new Handles(attempts, queues, revocation));
+  }
+
+  /**
+   * The queues a new acquisition enqueues in, for a thread's hold and a handle's alike: the lock's
+   * slot, or, once revocable, a slot whose node carries empty data. One object, not a lambda each:
+   * a lock object per key.
+   */
+  private static final class Queues implements Supplier<List<Slot>>, Function<Thread, List<Slot>> {
+    private final Slot slot;
+    private final Revocation revocation;
+
+    Queues(Slot slot, Revocation revocation) {
+      this.slot = slot;
+      this.revocation = revocation;
+    }
+
+    @Override
+    public List<Slot> get() {
+      Slot queue = revocation.slotFor(slot);
+      return queue.alone();
+    }
+
+    @Override
+    public List<Slot> apply(Thread thread) {
+      return get();
+    }
   }
 
   /**

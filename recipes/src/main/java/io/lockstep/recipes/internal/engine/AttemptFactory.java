@@ -2,7 +2,6 @@ package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.internal.queue.Slot;
 import java.util.List;
-import java.util.function.BiFunction;
 
 /**
  * How a lock object starts an attempt, chosen when the object is built (as {@code ReentrantLock}
@@ -36,52 +35,27 @@ public interface AttemptFactory {
     return new IllegalStateException("Lock object " + settings.description() + " is closed");
   }
 
-  /**
-   * A lock object's attempts not granted yet, which its close withdraws: their callers get {@link
-   * #closed}'s exception.
-   */
-  private static LiveWork<Attempt> live(LockSettings settings) {
-    return new LiveWork<>(Attempt::withdraw, () -> closed(settings));
+  /** Starts an attempt of a lock object of {@code settings}. */
+  @FunctionalInterface
+  interface Starter {
+    /**
+     * Starts an attempt in {@code slots}.
+     *
+     * @param revocationHandler run when a revocation is requested while held, or null
+     */
+    Attempt start(LockSettings settings, List<Slot> slots, Runnable revocationHandler);
   }
 
   /** Attempts with a node of their own. */
   static AttemptFactory plain(LockSettings settings) {
-    return of(
-        settings,
-        (slots, revocationHandler) ->
-            Acquisition.start(settings, slots, revocationHandler, null, null),
-        () -> {});
+    return new TrackedAttempts(settings, TrackedAttempts.PLAIN, () -> {});
   }
 
   /**
    * A factory whose attempts {@code starter} starts, each tracked until granted so that the close
    * withdraws it; the close then runs {@code onClose}, once.
    */
-  static AttemptFactory of(
-      LockSettings settings, BiFunction<List<Slot>, Runnable, Attempt> starter, Runnable onClose) {
-    return new AttemptFactory() {
-      private final LiveWork<Attempt> live = live(settings); // and whether the object closed
-
-      @Override
-      public Attempt start(List<Slot> slots, Runnable revocationHandler) {
-        live.checkOpen();
-        Attempt attempt = starter.apply(slots, revocationHandler);
-        live.track(attempt);
-        attempt.lifecycle().whenSettled(attempt, live); // leaves the tracker when it settles
-        return attempt;
-      }
-
-      @Override
-      public LockSettings settings() {
-        return settings;
-      }
-
-      @Override
-      public void close() {
-        if (live.closeAll()) {
-          onClose.run();
-        }
-      }
-    };
+  static AttemptFactory of(LockSettings settings, Starter starter, Runnable onClose) {
+    return new TrackedAttempts(settings, starter, onClose);
   }
 }

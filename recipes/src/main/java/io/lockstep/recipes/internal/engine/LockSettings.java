@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -62,10 +63,16 @@ public final class LockSettings {
   private static final AtomicIntegerFieldUpdater<LockSettings> LIVE =
       AtomicIntegerFieldUpdater.newUpdater(LockSettings.class, "live");
 
-  // made at the first listener or observer, and no atomic object of its own: an idle lock object
-  // costs little more than Curator's (a keyed service keeps one per key)
-  private final Listeners<LockStateListener> listeners = new Listeners<>();
-  private final Listeners<LockObserver> observers = new Listeners<>();
+  private static final AtomicReferenceFieldUpdater<LockSettings, Audience> AUDIENCE =
+      AtomicReferenceFieldUpdater.newUpdater(LockSettings.class, Audience.class, "audience");
+
+  /** Who hears of this lock object: its listeners and its observers. */
+  private record Audience(
+      Listeners<LockStateListener> listeners, Listeners<LockObserver> observers) {}
+
+  // made when first asked for, and no atomic object of its own: an idle lock object costs no more
+  // than Curator's (a keyed service keeps one per key); once made, the same one for good
+  private volatile Audience audience;
   private volatile int live; // acquisitions waiting or holding
   private volatile boolean queueSeen; // the last read of this lock's queue found other nodes
   private volatile long ownNodeWatchGraceNanos = OWN_NODE_WATCH_GRACE_NANOS;
@@ -218,32 +225,51 @@ public final class LockSettings {
 
   /** The observers of this lock object. */
   public Listenable<LockObserver> observers() {
-    return observers;
+    return audience().observers();
   }
 
   /** Calls each observer of this lock object (not its client's). */
   void tellObservers(Consumer<LockObserver> call) {
-    observers.forEach(call);
+    Audience current = audience;
+    if (current != null) {
+      current.observers().forEach(call);
+    }
   }
 
   /** Whether an observer of this lock object or of its client would hear of an attempt. */
   boolean hasObservers() {
-    return observed && (observers.size() > 0 || engine.observers().size() > 0);
+    Audience current = audience;
+    return observed
+        && ((current != null && current.observers().size() > 0) || engine.observers().size() > 0);
   }
 
   public Listenable<LockStateListener> listeners() {
-    return listeners;
+    return audience().listeners();
   }
 
   /** Whether any listener would hear a state change. */
   boolean hasListeners() {
-    return listeners.size() > 0;
+    Audience current = audience;
+    return current != null && current.listeners().size() > 0;
   }
 
   /** Tells every listener that a hold entered {@code state}; runs user code. */
   void tellListeners(LockState state, long fencingToken) {
-    LockStateChange change = new LockStateChange(description, state, fencingToken);
-    listeners.forEach(listener -> listener.stateChanged(change));
+    Audience current = audience;
+    if (current != null) {
+      LockStateChange change = new LockStateChange(description, state, fencingToken);
+      current.listeners().forEach(listener -> listener.stateChanged(change));
+    }
+  }
+
+  /** The listeners and observers, made at the first call and the same for good. */
+  private Audience audience() {
+    Audience current = audience;
+    if (current == null) {
+      AUDIENCE.compareAndSet(this, null, new Audience(new Listeners<>(), new Listeners<>()));
+      current = audience;
+    }
+    return current;
   }
 
   /** An acquisition of this lock object started. */

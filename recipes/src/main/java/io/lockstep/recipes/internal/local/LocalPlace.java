@@ -70,7 +70,8 @@ public final class LocalPlace {
     LocalPlace place = open(settings, slot, "place|", false);
     return AttemptFactory.of(
         settings,
-        (slots, revocationHandler) -> place.join(settings, maxInARow, lingerNanos),
+        (lockSettings, slots, revocationHandler) ->
+            place.join(lockSettings, maxInARow, lingerNanos),
         place::closed);
   }
 

@@ -78,7 +78,7 @@ public final class Leases implements HoldSource {
     this.leaseSlot = Slot.of(leasesPath, new LeaseDriver(maxLeases), null);
     this.mutexSlot = Slot.of(locksPath, LockDriver.mutex(), null);
     AttemptFactory attempts = AttemptFactory.plain(leaseSettings);
-    this.handles = new Handles(attempts, () -> List.of(leaseSlot), null);
+    this.handles = new Handles(attempts, leaseSlot::alone, null);
   }
 
   /**

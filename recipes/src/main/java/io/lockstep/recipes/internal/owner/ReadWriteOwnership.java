@@ -37,8 +37,8 @@ public final class ReadWriteOwnership {
       CuratorFramework client, String path, byte[] data, int localHandoffs, long lingerNanos) {
     this.path = path;
     this.data = data == null ? null : data.clone();
-    this.write = List.of(Slot.of(path, ReadWriteDriver.WRITE, this.data));
-    this.read = List.of(Slot.of(path, ReadWriteDriver.READ, this.data));
+    this.write = Slot.of(path, ReadWriteDriver.WRITE, this.data).alone();
+    this.read = Slot.of(path, ReadWriteDriver.READ, this.data).alone();
     LockSettings writeSettings = LockSettings.of(client, path, "ReadWriteMutex.WriteLock");
     LockSettings readSettings = LockSettings.of(client, path, "ReadWriteMutex.ReadLock");
     AttemptFactory writeAttempts;
@@ -83,7 +83,7 @@ public final class ReadWriteOwnership {
     LocalPlace.yieldAtRelease(writeHold); // no local writer may follow while the tie stands
     String writeNode = writeHold.nodePaths().get(0);
     String sequence = ReadWriteDriver.sequenceOf(ZKPaths.getNodeFromPath(writeNode));
-    return List.of(Slot.tiedTo(path, ReadWriteDriver.READ, data, sequence, writeNode));
+    return Slot.tiedTo(path, ReadWriteDriver.READ, data, sequence, writeNode).alone();
   }
 
   /**
@@ -128,10 +128,10 @@ public final class ReadWriteOwnership {
       LockSettings settings, int localHandoffs, long lingerNanos, LocalPlace readPlace) {
     return AttemptFactory.of(
         settings,
-        (slots, revocationHandler) ->
+        (lockSettings, slots, revocationHandler) ->
             slots.get(0).tiedTo() != null
-                ? Acquisition.start(settings, slots, null, null, null)
-                : readPlace.join(settings, localHandoffs, lingerNanos),
+                ? Acquisition.start(lockSettings, slots, null, null, null)
+                : readPlace.join(lockSettings, localHandoffs, lingerNanos),
         readPlace::closed);
   }
 

@@ -1,5 +1,6 @@
 package io.lockstep.recipes.internal.queue;
 
+import java.util.Arrays;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.data.ACL;
@@ -25,6 +26,14 @@ public final class NodeShape {
     this.client = client;
     this.acl = acl; // as the ACLProvider gave it, as Curator's builder passes it on
     this.data = data;
+  }
+
+  /**
+   * Whether {@code other} creates nodes the same way, for the same client: the ACL equal and the
+   * data equal, so that slots can share one shape (a lock object per key).
+   */
+  public boolean sameAs(NodeShape other) {
+    return client == other.client && acl.equals(other.acl) && Arrays.equals(data, other.data);
   }
 
   /** Whether {@code other} is the client this shape was resolved for. */

@@ -25,6 +25,10 @@ public final class Slot {
   // the same string list every time: a race makes two equal lists.
   private volatile List<String> paths;
 
+  // This slot alone in a list: the queues of a lock in this queue only, shared by its holds and its
+  // queue view.
+  private final List<Slot> alone = List.of(this);
+
   private Slot(String path, LockDriver driver, byte[] data, String tiedSuffix, String tiedTo) {
     this.path = Objects.requireNonNull(path, "path");
     this.driver = Objects.requireNonNull(driver, "driver");
@@ -72,6 +76,11 @@ public final class Slot {
       paths = made;
     }
     return made;
+  }
+
+  /** This slot alone in a list: the queues of an acquisition in this queue only. */
+  public List<Slot> alone() {
+    return alone;
   }
 
   /** The driver ordering this queue. */

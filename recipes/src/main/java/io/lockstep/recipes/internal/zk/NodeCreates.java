@@ -34,6 +34,7 @@ public final class NodeCreates {
   private final CuratorFramework client;
   private final ZkRequests requests;
   private final DirectoryCreates directories;
+  private volatile NodeShape lastShape; // the shape slots share while it stays the same
 
   /**
    * Our nodes, one per slot, their creating zxid, the session the server says owns them, and
@@ -151,10 +152,24 @@ public final class NodeCreates {
     NodeShape shape = slot.shape();
     if (shape == null || !shape.isFor(client)) {
       CreateRequest resolved = resolveAt(client, slot, nodePath);
-      shape = new NodeShape(client, resolved.getAcl(), resolved.getData());
+      shape = shared(new NodeShape(client, resolved.getAcl(), resolved.getData()));
       slot.shape(shape);
     }
     return shape;
+  }
+
+  /**
+   * {@code made}, or the last shape resolved if it is the same: the slots of a client's locks share
+   * one shape while their ACL and data are the same (the usual case: an ACLProvider that gives
+   * every path the same ACL), so an idle lock object per key keeps none of its own.
+   */
+  private NodeShape shared(NodeShape made) {
+    NodeShape last = lastShape;
+    if (last != null && last.sameAs(made)) {
+      return last;
+    }
+    lastShape = made;
+    return made;
   }
 
   /**
