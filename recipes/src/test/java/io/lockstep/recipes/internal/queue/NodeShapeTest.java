@@ -12,12 +12,14 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * When slots may share one shape: same client, an equal ACL and equal data, whatever the instances
  * (an ACLProvider or a compressing client may hand out new ones each time). The clients are never
  * started: a shape only compares them.
  */
+@Timeout(10)
 class NodeShapeTest {
   private final CuratorFramework client = newClient();
   private final CuratorFramework other = newClient();
