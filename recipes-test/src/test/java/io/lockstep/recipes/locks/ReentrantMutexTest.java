@@ -1,6 +1,7 @@
 package io.lockstep.recipes.locks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.LockThread;
@@ -191,6 +192,36 @@ class ReentrantMutexTest {
           .isEqualTo(node.contains("/b/") ? noAdmin : readable);
       lock.release();
     }
+  }
+
+  @Test
+  void aPathTheAclProviderGivesNoAcl_failsAlone_andTheClientsOtherLocksStillWork()
+      throws Exception {
+    List<ACL> open = acl(ZooDefs.Perms.ALL);
+    ACLProvider noneForBad =
+        new ACLProvider() {
+          @Override
+          public List<ACL> getDefaultAcl() {
+            return null;
+          }
+
+          @Override
+          public List<ACL> getAclForPath(String path) {
+            return path.contains("/bad/") ? null : open;
+          }
+        };
+    CuratorFramework client = zk.newClient(b -> b.aclProvider(noneForBad));
+    ReentrantMutex good = new ReentrantMutex(client, zk.path("good/lock"));
+    ReentrantMutex bad = new ReentrantMutex(client, zk.path("bad/lock"));
+    ReentrantMutex other = new ReentrantMutex(client, zk.path("other/lock"));
+
+    assertThat(good.acquire(10, TimeUnit.SECONDS)).isTrue();
+    good.release();
+    assertThatThrownBy(() -> bad.acquire(10, TimeUnit.SECONDS)).isInstanceOf(LockException.class);
+    assertThat(other.acquire(10, TimeUnit.SECONDS)).as("a later lock of the client").isTrue();
+    other.release();
+    assertThat(good.acquire(10, TimeUnit.SECONDS)).as("an earlier one").isTrue();
+    good.release();
   }
 
   private static List<ACL> acl(int perms) {

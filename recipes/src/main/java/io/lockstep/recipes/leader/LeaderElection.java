@@ -64,7 +64,8 @@ public final class LeaderElection implements AutoCloseable {
   /**
    * Starts an election on {@code path}; nothing is sent to ZooKeeper until {@link #start()}.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the election path
    * @return a new builder
    * @throws NullPointerException if an argument is null

@@ -8,20 +8,25 @@ import io.lockstep.recipes.internal.queue.Slot;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 
 /** {@link MultiMutex}'s atomic form: one node per path, all created in one transaction. */
 final class AtomicMultiLock extends AbstractFencedLock {
-  private AtomicMultiLock(CuratorFramework client, List<Slot> slots) {
+  private AtomicMultiLock(CuratorFramework client, List<Slot> slots, Runnable sizeCheck) {
     super(
         ThreadOwnership.of(
-            AttemptFactory.plain(LockSettings.of(client, describe(slots), "MultiMutex")), slots),
+            AttemptFactory.plain(LockSettings.of(client, describe(slots), "MultiMutex"), sizeCheck),
+            slots),
         QueueView.of("MultiMutex", slots));
   }
 
   /**
    * The lock over {@code paths}, each in the mode of its driver, after checking that there is a
    * path, that each is valid, that no two are the same or lie one inside the other, and that the
-   * transaction is not too large for ZooKeeper.
+   * transaction is not too large for ZooKeeper. That last check needs the client's ACL and default
+   * data, which Curator resolves only for a started client: for a client not started yet (a lock
+   * made as a bean before its client starts, which Curator's multi-lock allows) it runs at the
+   * first acquire instead, which then throws.
    *
    * @param lockData the data of every lock node, or null for the client's default data
    */
@@ -38,8 +43,11 @@ final class AtomicMultiLock extends AbstractFencedLock {
       }
       slots.add(Slot.of(path, drivers.get(i), lockData));
     }
-    EnqueueLimits.check(client, slots, "paths");
-    return new AtomicMultiLock(client, slots);
+    Runnable sizeCheck = EnqueueLimits.checkOnce(client, slots, "paths");
+    if (client.getState() == CuratorFrameworkState.STARTED) {
+      sizeCheck.run();
+    }
+    return new AtomicMultiLock(client, slots, sizeCheck);
   }
 
   private static void checkApart(String earlier, int j, String later, int i) {

@@ -67,7 +67,8 @@ public final class CountingSemaphore extends CuratorSemaphoreForms implements Au
   /**
    * Creates a semaphore on {@code path}. Nothing is sent to ZooKeeper until the first acquire.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the semaphore's path (Curator's {@code InterProcessSemaphoreV2} path)
    * @param maxLeases how many leases may be held at once, at least 1
    * @throws NullPointerException if {@code client} or {@code path} is null
@@ -87,7 +88,8 @@ public final class CountingSemaphore extends CuratorSemaphoreForms implements Au
    * Starts building a semaphore on {@code path} for {@code maxLeases} leases at once, the shape
    * every recipe shares. Nothing is sent to ZooKeeper until the first acquire.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the semaphore's path (Curator's {@code InterProcessSemaphoreV2} path)
    * @param maxLeases how many leases may be held at once, at least 1
    * @return a new builder

@@ -6,6 +6,7 @@ import io.lockstep.recipes.internal.zk.NodeCreates;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.proto.CreateRequest;
 
@@ -27,16 +28,36 @@ final class EnqueueLimits {
   private EnqueueLimits() {}
 
   /**
+   * {@link #check}, as a task that checks until it passes once: a lock whose client was not started
+   * when it was made runs it before each attempt until then.
+   */
+  static Runnable checkOnce(CuratorFramework client, List<Slot> slots, String argument) {
+    return new Runnable() {
+      private volatile boolean passed;
+
+      @Override
+      public void run() {
+        if (!passed) {
+          check(client, slots, argument);
+          passed = true;
+        }
+      }
+    };
+  }
+
+  /**
    * Throws {@link IllegalArgumentException} naming {@code argument} if one transaction creating a
    * node in every slot would exceed the client's {@code jute.maxbuffer}.
    */
   static void check(CuratorFramework client, List<Slot> slots, String argument) {
     String sampleId = NodeNames.newProtectionId();
+    int chroot = chrootBytes(client); // ZooKeeper's client puts it before every path it sends
     long bytes = PACKET_OVERHEAD_BYTES + MULTI_HEADER_BYTES;
     for (Slot slot : slots) {
       bytes +=
           MULTI_HEADER_BYTES
               + size(NodeCreates.resolveCreate(client, slot, sampleId))
+              + chroot
               + 10; // + sequence
     }
     int limit = Integer.getInteger("jute.maxbuffer", DEFAULT_MAX_BUFFER);
@@ -51,6 +72,14 @@ final class EnqueueLimits {
               + limit
               + ")");
     }
+  }
+
+  /** The length of the chroot in the client's connect string, or 0 for none. */
+  private static int chrootBytes(CuratorFramework client) {
+    String connectString = client.getZookeeperClient().getCurrentConnectionString();
+    String chroot =
+        connectString == null ? null : new ConnectStringParser(connectString).getChrootPath();
+    return chroot == null ? 0 : chroot.getBytes(StandardCharsets.UTF_8).length;
   }
 
   private static long size(CreateRequest request) {

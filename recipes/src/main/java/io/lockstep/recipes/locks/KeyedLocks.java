@@ -79,7 +79,8 @@ public final class KeyedLocks implements AutoCloseable {
    * Creates the locks of {@code root} in the {@link KeyLayout#flat() flat} layout, one directory
    * per key right under the root. Nothing is sent to ZooKeeper until a lock is acquired.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param root the path under which every key's lock lives; not {@code "/"}
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code root} is not a valid ZooKeeper path, or is {@code
@@ -94,7 +95,8 @@ public final class KeyedLocks implements AutoCloseable {
    * service with many keys, so that no directory holds more than a bounded number of children.
    * Nothing is sent to ZooKeeper until a lock is acquired.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param root the path under which every key's lock lives; not {@code "/"}
    * @param layout where a key's lock lives under the root; every process locking these keys must
    *     use the same
@@ -113,7 +115,8 @@ public final class KeyedLocks implements AutoCloseable {
    * Starts building the locks of {@code root}, the shape every recipe shares; the {@link
    * KeyLayout#flat() flat} layout unless {@link Builder#layout(KeyLayout)} says otherwise.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param root the path under which every key's lock lives; not {@code "/"}
    * @return a new builder
    * @throws NullPointerException if an argument is null

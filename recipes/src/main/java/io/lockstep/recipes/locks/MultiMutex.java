@@ -82,7 +82,8 @@ public final class MultiMutex implements FencedLock, AutoCloseable {
    * Creates a multi-lock that takes every path in mutex mode, excluding {@link ReentrantMutex},
    * {@link NonReentrantMutex} and Curator's {@code InterProcessMutex} on the same paths.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param paths the lock paths, in any order
    * @throws NullPointerException if {@code client}, {@code paths} or one of the paths is null
    * @throws IllegalArgumentException if {@code paths} is empty, holds an invalid or duplicate path
@@ -137,7 +138,8 @@ public final class MultiMutex implements FencedLock, AutoCloseable {
    * MultiMutex lock = MultiMutex.builder(client).write("/ledger").read("/rates").build();
    * }</pre>
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @return a new builder
    * @throws NullPointerException if {@code client} is null
    */

@@ -51,7 +51,8 @@ public final class NonReentrantMutex extends ObjectOwnedLock {
    * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
    * the first acquire.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @throws NullPointerException if {@code client} or {@code path} is null
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
@@ -63,7 +64,8 @@ public final class NonReentrantMutex extends ObjectOwnedLock {
   /**
    * Creates a lock on {@code path} ordered by {@code driver}.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @param driver the queue order; every participant of the path must agree with it
    * @throws NullPointerException if an argument is null
@@ -93,7 +95,8 @@ public final class NonReentrantMutex extends ObjectOwnedLock {
    * NonReentrantMutex lock = NonReentrantMutex.builder(client, "/locks/batch").localHandoff().build();
    * }</pre>
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @return a new builder
    * @throws NullPointerException if an argument is null

@@ -58,7 +58,8 @@ public final class ReadWriteMutex implements AutoCloseable {
   /**
    * Creates a read-write lock on {@code path}; lock nodes carry the client's default data.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @throws NullPointerException if {@code client} or {@code path} is null
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
@@ -70,7 +71,8 @@ public final class ReadWriteMutex implements AutoCloseable {
   /**
    * Creates a read-write lock on {@code path} whose lock nodes carry {@code lockData}.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @param lockData the data of every lock node, or null for the client's default data
    * @throws NullPointerException if {@code client} or {@code path} is null
@@ -106,7 +108,8 @@ public final class ReadWriteMutex implements AutoCloseable {
   /**
    * Starts building a read-write lock on {@code path}, the shape every recipe shares.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @return a new builder
    * @throws NullPointerException if an argument is null

@@ -71,7 +71,8 @@ public final class ReentrantMutex extends ThreadOwnedLock
    * Creates a lock on {@code path} with Curator's mutex order. Nothing is sent to ZooKeeper until
    * the first acquire; missing parents are then created as container nodes.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @throws NullPointerException if {@code client} or {@code path} is null
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
@@ -83,7 +84,8 @@ public final class ReentrantMutex extends ThreadOwnedLock
   /**
    * Creates a lock on {@code path} ordered by {@code driver}.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @param driver the queue order; every participant of the path must agree with it
    * @throws NullPointerException if an argument is null
@@ -114,7 +116,8 @@ public final class ReentrantMutex extends ThreadOwnedLock
    * ReentrantMutex lock = ReentrantMutex.builder(client, "/locks/orders").localHandoff(8).build();
    * }</pre>
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @return a new builder
    * @throws NullPointerException if an argument is null

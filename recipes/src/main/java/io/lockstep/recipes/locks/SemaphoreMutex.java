@@ -61,7 +61,8 @@ public final class SemaphoreMutex extends ObjectOwnedLock {
    * Creates a lock on {@code path}, Curator's {@code InterProcessSemaphoreMutex} path. Nothing is
    * sent to ZooKeeper until the first acquire.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @throws NullPointerException if {@code client} or {@code path} is null
    * @throws IllegalArgumentException if {@code path} is not a valid absolute ZooKeeper path
@@ -84,7 +85,8 @@ public final class SemaphoreMutex extends ObjectOwnedLock {
    * Starts building a lock on {@code path}, the shape every recipe shares. Nothing is sent to
    * ZooKeeper until the first acquire.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param path the lock path
    * @return a new builder
    * @throws NullPointerException if an argument is null

@@ -122,7 +122,8 @@ public final class LockstepLockRegistry
    * Creates a registry under {@link #DEFAULT_ROOT}, Spring's default. Nothing is sent to ZooKeeper
    * until a lock is acquired.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @throws NullPointerException if {@code client} is null
    */
   public LockstepLockRegistry(CuratorFramework client) {
@@ -134,7 +135,8 @@ public final class LockstepLockRegistry
    * root + key} if {@code root} ends with {@code '/'}, as for Spring's {@code
    * ZookeeperLockRegistry(client, root)}. Nothing is sent to ZooKeeper until a lock is acquired.
    *
-   * @param client a started Curator client; its retry policy, namespace and ACL provider apply
+   * @param client a Curator client, started before first use; its retry policy, namespace and ACL
+   *     provider apply
    * @param root the path under which the keys' locks live, as given to Spring's registry
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code root} does not start a valid absolute ZooKeeper path

@@ -52,6 +52,20 @@ public interface AttemptFactory {
   }
 
   /**
+   * Attempts with a node of their own, each started once {@code check} has run: it throws to refuse
+   * the attempt before anything is sent.
+   */
+  static AttemptFactory plain(LockSettings settings, Runnable check) {
+    return new TrackedAttempts(
+        settings,
+        (lockSettings, slots, revocationHandler) -> {
+          check.run();
+          return TrackedAttempts.PLAIN.start(lockSettings, slots, revocationHandler);
+        },
+        () -> {});
+  }
+
+  /**
    * A factory whose attempts {@code starter} starts, each tracked until granted so that the close
    * withdraws it; the close then runs {@code onClose}, once.
    */

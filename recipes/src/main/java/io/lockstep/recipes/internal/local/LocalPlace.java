@@ -10,6 +10,7 @@ import io.lockstep.recipes.internal.engine.LockSettings;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.engine.PlaceHooks;
+import io.lockstep.recipes.internal.queue.NodeShape;
 import io.lockstep.recipes.internal.queue.ReadWriteDriver;
 import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
@@ -42,7 +43,6 @@ import org.apache.zookeeper.KeeperException.Code;
 public final class LocalPlace {
   private final LockSettings settings; // the place's own: observed through its members only
   private final Slot slot;
-  private final byte[] data; // what the node holds, written again by a fence
   private final PlaceState state;
   private final Outbox<PlaceStep> outbox = new Outbox<>(this::run);
   private final ConcurrentMap<Integer, Acquisition> taken = new ConcurrentHashMap<>();
@@ -109,8 +109,6 @@ public final class LocalPlace {
             ? PlaceState.sharedReads(settings.retries()::now)
             : new PlaceState(settings.retries()::now);
     this.queueCheck = new QueueCheck(settings, slot.path(), sharedReads, () -> lastTaken, this::on);
-    byte[] created = NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
-    this.data = created == null ? new byte[0] : created;
   }
 
   /** A member of {@code memberSettings}'s lock object joins and waits for its turn. */
@@ -362,7 +360,7 @@ public final class LocalPlace {
       return;
     }
     Callbacks.when(
-        settings.zk().setData(attempt.nodePaths().get(0), data),
+        settings.zk().setData(attempt.nodePaths().get(0), nodeData()),
         (stat, failure) -> {
           if (failure == null) {
             on(
@@ -377,6 +375,20 @@ public final class LocalPlace {
                     LockFailures.of(settings.description(), failure)));
           }
         });
+  }
+
+  /**
+   * What the place's node holds, written again by a fence: the data of its create, which the slot
+   * keeps from then on (resolved then, not when the place is made: a lock object may be made before
+   * its client starts, and Curator resolves a create's data for a started client only).
+   */
+  private byte[] nodeData() {
+    NodeShape shape = slot.shape();
+    byte[] created =
+        shape != null
+            ? shape.data()
+            : NodeCreates.resolveCreate(settings.client(), slot, "data").getData();
+    return created == null ? new byte[0] : created;
   }
 
   static void complete(CompletableFuture<Void> done) {

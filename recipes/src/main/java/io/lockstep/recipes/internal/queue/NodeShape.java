@@ -2,6 +2,7 @@ package io.lockstep.recipes.internal.queue;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.data.ACL;
 
@@ -30,10 +31,13 @@ public final class NodeShape {
 
   /**
    * Whether {@code other} creates nodes the same way, for the same client: the ACL equal and the
-   * data equal, so that slots can share one shape (a lock object per key).
+   * data equal, so that slots can share one shape (a lock object per key). A null ACL (an
+   * ACLProvider that gives none: the create fails, as Curator's does) equals only another null.
    */
   public boolean sameAs(NodeShape other) {
-    return client == other.client && acl.equals(other.acl) && Arrays.equals(data, other.data);
+    return client == other.client
+        && Objects.equals(acl, other.acl)
+        && Arrays.equals(data, other.data);
   }
 
   /** Whether {@code other} is the client this shape was resolved for. */

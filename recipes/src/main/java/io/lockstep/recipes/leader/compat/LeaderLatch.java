@@ -79,7 +79,7 @@ public final class LeaderLatch implements Closeable {
   /**
    * A latch with an empty participant id.
    *
-   * @param client a started Curator client
+   * @param client a Curator client, started before first use
    * @param latchPath the election path
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if {@code latchPath} is not a valid absolute ZooKeeper path
@@ -91,7 +91,7 @@ public final class LeaderLatch implements Closeable {
   /**
    * A latch with participant id {@code id}.
    *
-   * @param client a started Curator client
+   * @param client a Curator client, started before first use
    * @param latchPath the election path
    * @param id this participant's id, as {@link #getParticipants()} lists it
    * @throws NullPointerException if an argument is null
@@ -104,7 +104,7 @@ public final class LeaderLatch implements Closeable {
   /**
    * A latch with participant id {@code id} whose {@link #close()} follows {@code closeMode}.
    *
-   * @param client a started Curator client
+   * @param client a Curator client, started before first use
    * @param latchPath the election path
    * @param id this participant's id, as {@link #getParticipants()} lists it
    * @param closeMode what {@link #close()} tells listeners

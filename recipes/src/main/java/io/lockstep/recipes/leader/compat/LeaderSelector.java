@@ -86,7 +86,7 @@ public final class LeaderSelector implements Closeable {
   /**
    * A selector whose {@code takeLeadership} runs on a thread of its own.
    *
-   * @param client a started Curator client
+   * @param client a Curator client, started before first use
    * @param leaderPath the election path
    * @param listener told when to lead, and of the client's connection states
    * @throws NullPointerException if an argument is null
@@ -113,7 +113,7 @@ public final class LeaderSelector implements Closeable {
    * A selector whose {@code takeLeadership} runs on {@code executorService}, which stays the
    * caller's: {@link #close()} cancels the selector's task on it and does not shut it down.
    *
-   * @param client a started Curator client
+   * @param client a Curator client, started before first use
    * @param leaderPath the election path
    * @param executorService runs {@code takeLeadership}
    * @param listener told when to lead, and of the client's connection states
@@ -136,7 +136,7 @@ public final class LeaderSelector implements Closeable {
    * A selector whose {@code takeLeadership} runs on {@code executorService}; {@link #close()}
    * closes it.
    *
-   * @param client a started Curator client
+   * @param client a Curator client, started before first use
    * @param leaderPath the election path
    * @param executorService runs {@code takeLeadership}
    * @param listener told when to lead, and of the client's connection states

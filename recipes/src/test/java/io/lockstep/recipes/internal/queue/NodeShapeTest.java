@@ -56,6 +56,16 @@ class NodeShapeTest {
         .isFalse();
   }
 
+  @Test
+  void aNullAcl_isTheSameOnlyAsAnotherNull() {
+    NodeShape none = new NodeShape(client, null, bytes("host-1"));
+    NodeShape some = new NodeShape(client, acl(ZooDefs.Perms.ALL), bytes("host-1"));
+
+    assertThat(none.sameAs(new NodeShape(client, null, bytes("host-1")))).isTrue();
+    assertThat(none.sameAs(some)).isFalse();
+    assertThat(some.sameAs(none)).isFalse();
+  }
+
   private static CuratorFramework newClient() {
     return CuratorFrameworkFactory.newClient("127.0.0.1:1", new RetryOneTime(1));
   }
