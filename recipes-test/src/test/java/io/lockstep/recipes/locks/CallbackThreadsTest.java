@@ -3,6 +3,7 @@ package io.lockstep.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
@@ -15,7 +16,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.recipes.locks.Revoker;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -137,5 +141,62 @@ class CallbackThreadsTest {
       lock.release();
     }
     assertThat(threads.get("revocation")).singleElement().asString().startsWith("lockstep-");
+  }
+
+  /**
+   * The client's ACLProvider is user code too: asked for our nodes at a lock's first create, and
+   * for the lock directories and namespace nodes when a create finds them missing, never on
+   * ZooKeeper's event thread (that create's failure is heard there). Every recipe, on paths whose
+   * directories do not exist yet, several levels deep, under a namespace the server has not seen.
+   */
+  @Test
+  void theClientsAclProvider_isNeverAskedOnZooKeepersEventThread() throws Exception {
+    ACLProvider recorded =
+        new ACLProvider() {
+          @Override
+          public List<ACL> getDefaultAcl() {
+            ran("acl");
+            return ZooDefs.Ids.OPEN_ACL_UNSAFE;
+          }
+
+          @Override
+          public List<ACL> getAclForPath(String path) {
+            ran("acl");
+            return ZooDefs.Ids.OPEN_ACL_UNSAFE;
+          }
+        };
+    CuratorFramework client = zk.newClient(b -> b.aclProvider(recorded).namespace("fresh"));
+    String root = zk.path("deep/er/still");
+
+    ReentrantMutex mutex = new ReentrantMutex(client, root + "/mutex");
+    assertThat(mutex.acquire(10, TimeUnit.SECONDS)).isTrue();
+    mutex.release();
+    ReentrantMutex handoff =
+        ReentrantMutex.builder(client, root + "/handoff").localHandoff().build();
+    assertThat(handoff.acquire(10, TimeUnit.SECONDS)).isTrue();
+    handoff.release();
+    ReadWriteMutex readWrite = new ReadWriteMutex(client, root + "/rw");
+    assertThat(readWrite.readLock().acquire(10, TimeUnit.SECONDS)).isTrue();
+    readWrite.readLock().release();
+    MultiMutex multi = new MultiMutex(client, List.of(root + "/m1/a", root + "/m2/b"));
+    assertThat(multi.acquire(10, TimeUnit.SECONDS)).isTrue();
+    multi.release();
+    ReentrantMutex key = new KeyedLocks(client, root + "/keys").mutex("order-17");
+    try (LockHold hold = key.acquireAsync().toCompletableFuture().get(10, TimeUnit.SECONDS)) {
+      assertThat(hold.fencingToken()).isPositive();
+    }
+    try (LockHold lease =
+        new CountingSemaphore(client, root + "/semaphore", 2)
+            .tryHold(Duration.ofSeconds(10))
+            .orElseThrow()) {
+      assertThat(lease.fencingToken()).isPositive();
+    }
+    LeaderElection election = LeaderElection.builder(client, root + "/election").build();
+    election.start();
+    assertThat(election.awaitLeadership(Duration.ofSeconds(10))).isPresent();
+    election.close();
+    handoff.close();
+
+    assertThat(threads.get("acl")).isNotEmpty().noneMatch(name -> name.contains("EventThread"));
   }
 }

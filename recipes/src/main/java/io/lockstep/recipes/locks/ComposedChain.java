@@ -9,7 +9,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 
-/** Takes one lock's hold after another, asynchronously; a cancel reaches the one pending. */
+/**
+ * Takes one lock's hold after another, asynchronously, each started from the previous one's grant:
+ * a cancel reaches the one pending (also one that started as the cancel came), and a lock that
+ * cannot start fails the whole, giving back the holds taken.
+ */
 final class ComposedChain {
   private final List<FencedLock> locks;
   private final Budget budget;
@@ -38,15 +42,18 @@ final class ComposedChain {
       Waits.offer(result, new ComposedHandle(taken), LockHold::close);
       return;
     }
-    FencedLock lock = locks.get(taken.size());
-    BudgetedTurn turn = BudgetedTurn.of(lock);
-    long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
-    CompletableFuture<LockHold> stage =
-        (turn != null
-                ? turn.acquireAsync(budget, executor)
-                : lock.acquireAsync(Duration.ofNanos(left), executor))
-            .toCompletableFuture();
+    CompletableFuture<LockHold> stage;
+    try {
+      stage = start(locks.get(taken.size()));
+    } catch (RuntimeException e) { // the lock cannot start (closed): no stage will tell
+      ComposedHandle.closeAll(taken);
+      result.completeExceptionally(e);
+      return;
+    }
     pending = stage;
+    if (result.isDone()) {
+      stage.cancel(true); // cancelled before pending named this stage: the cancel missed it
+    }
     var unused =
         stage.whenComplete(
             (hold, failure) -> {
@@ -58,6 +65,15 @@ final class ComposedChain {
                 next();
               }
             });
+  }
+
+  private CompletableFuture<LockHold> start(FencedLock lock) {
+    BudgetedTurn turn = BudgetedTurn.of(lock);
+    long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
+    return (turn != null
+            ? turn.acquireAsync(budget, executor)
+            : lock.acquireAsync(Duration.ofNanos(left), executor))
+        .toCompletableFuture();
   }
 
   void cancel() {

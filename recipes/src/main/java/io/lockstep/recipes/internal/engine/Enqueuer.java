@@ -86,10 +86,25 @@ public final class Enqueuer {
   private void send(int e, String protectionId, boolean withDirectories) {
     Send send = new Send(e, withDirectories || !followsLocalAttempt());
     if (withDirectories) {
-      creates.createWithDirectories(slots, protectionId, send);
+      // The directories' ACLs come from the user's ACLProvider: asked on the scheduler's thread,
+      // not on ZooKeeper's event thread, where the create that found a directory missing was heard.
+      try {
+        zk.execute(() -> sendWithDirectories(send, protectionId));
+      } catch (RuntimeException refused) {
+        send.accept(null, refused);
+      }
     } else {
       creates.create(slots, protectionId, send);
+      readBehind(send);
     }
+  }
+
+  private void sendWithDirectories(Send send, String protectionId) {
+    creates.createWithDirectories(slots, protectionId, send);
+    readBehind(send);
+  }
+
+  private void readBehind(Send send) {
     if (send.readBehind) {
       // Sent once, not retried: its answer comes right after the create's, so it cannot be stale.
       zk.childrenOnce(lockPaths, childWatcher, send);

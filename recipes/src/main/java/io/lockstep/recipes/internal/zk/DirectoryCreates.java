@@ -94,7 +94,7 @@ final class DirectoryCreates {
               creates.complete(zk, ops, results, nodeOps, round == 1, answer);
             } else if (round < MAX_ROUNDS
                 && adjust(slots, levels, firstDirectory, nodeOps, results)) {
-              sendWithDirectories(slots, protectionId, levels, round + 1, answer);
+              sendAgain(slots, protectionId, levels, round + 1, answer);
             } else {
               answer.accept(null, creates.multiFailure(rc, ops, results));
             }
@@ -102,6 +102,23 @@ final class DirectoryCreates {
           null);
     } catch (Exception e) {
       answer.accept(null, e);
+    }
+  }
+
+  /**
+   * The next round, on the engine's scheduler: its directories' ACLs come from the user's
+   * ACLProvider, never asked on ZooKeeper's event thread, where the last round's answer came.
+   */
+  private void sendAgain(
+      List<Slot> slots,
+      String protectionId,
+      int[] levels,
+      int round,
+      BiConsumer<? super NodeCreates.Created, Throwable> answer) {
+    try {
+      requests.execute(() -> sendWithDirectories(slots, protectionId, levels, round, answer));
+    } catch (RuntimeException refused) {
+      answer.accept(null, refused);
     }
   }
 

@@ -62,6 +62,16 @@ public final class ZkRequests {
   }
 
   /**
+   * Runs {@code task} on the engine's scheduler, off ZooKeeper's event thread: a send that asks the
+   * user's ACLProvider, heard of in a callback there.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException if the scheduler refuses it
+   */
+  public void execute(Runnable task) {
+    scheduler.execute(task);
+  }
+
+  /**
    * {@code client} without its namespace: a facade whose builders take ZooKeeper paths as they are.
    * The engine resolves every Curator request through it, with paths it translated itself, because
    * a namespaced facade's first request makes the namespace node with a blocking call in whatever
