@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.recipes.locks.Revoker;
@@ -167,18 +168,7 @@ class ReentrantMutexTest {
   void locksOfOneClient_withAnAclPerPath_eachCreateWithTheirOwnAcl() throws Exception {
     List<ACL> readable = acl(ZooDefs.Perms.ALL);
     List<ACL> noAdmin = acl(ZooDefs.Perms.ALL & ~ZooDefs.Perms.ADMIN);
-    ACLProvider perPath =
-        new ACLProvider() {
-          @Override
-          public List<ACL> getDefaultAcl() {
-            return readable;
-          }
-
-          @Override
-          public List<ACL> getAclForPath(String path) {
-            return path.contains("/b/") ? noAdmin : readable;
-          }
-        };
+    ACLProvider perPath = aclProvider(readable, path -> path.contains("/b/") ? noAdmin : readable);
     CuratorFramework client = zk.newClient(b -> b.aclProvider(perPath));
     ReentrantMutex a = new ReentrantMutex(client, zk.path("a/lock"));
     ReentrantMutex b = new ReentrantMutex(client, zk.path("b/lock"));
@@ -198,18 +188,7 @@ class ReentrantMutexTest {
   void aPathTheAclProviderGivesNoAcl_failsAlone_andTheClientsOtherLocksStillWork()
       throws Exception {
     List<ACL> open = acl(ZooDefs.Perms.ALL);
-    ACLProvider noneForBad =
-        new ACLProvider() {
-          @Override
-          public List<ACL> getDefaultAcl() {
-            return null;
-          }
-
-          @Override
-          public List<ACL> getAclForPath(String path) {
-            return path.contains("/bad/") ? null : open;
-          }
-        };
+    ACLProvider noneForBad = aclProvider(null, path -> path.contains("/bad/") ? null : open);
     CuratorFramework client = zk.newClient(b -> b.aclProvider(noneForBad));
     ReentrantMutex good = new ReentrantMutex(client, zk.path("good/lock"));
     ReentrantMutex bad = new ReentrantMutex(client, zk.path("bad/lock"));
@@ -222,6 +201,21 @@ class ReentrantMutexTest {
     other.release();
     assertThat(good.acquire(10, TimeUnit.SECONDS)).as("an earlier one").isTrue();
     good.release();
+  }
+
+  /** Gives {@code forPath}'s ACL for each path, and {@code byDefault} as the default ACL. */
+  private static ACLProvider aclProvider(List<ACL> byDefault, Function<String, List<ACL>> forPath) {
+    return new ACLProvider() {
+      @Override
+      public List<ACL> getDefaultAcl() {
+        return byDefault;
+      }
+
+      @Override
+      public List<ACL> getAclForPath(String path) {
+        return forPath.apply(path);
+      }
+    };
   }
 
   private static List<ACL> acl(int perms) {

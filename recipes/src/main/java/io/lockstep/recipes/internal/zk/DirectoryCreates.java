@@ -94,7 +94,9 @@ final class DirectoryCreates {
               creates.complete(zk, ops, results, nodeOps, round == 1, answer);
             } else if (round < MAX_ROUNDS
                 && adjust(slots, levels, firstDirectory, nodeOps, results)) {
-              sendAgain(slots, protectionId, levels, round + 1, answer);
+              sendAgain(
+                  () -> sendWithDirectories(slots, protectionId, levels, round + 1, answer),
+                  answer);
             } else {
               answer.accept(null, creates.multiFailure(rc, ops, results));
             }
@@ -106,17 +108,12 @@ final class DirectoryCreates {
   }
 
   /**
-   * The next round, on the engine's scheduler: its directories' ACLs come from the user's
+   * Sends the next round on the engine's scheduler: its directories' ACLs come from the user's
    * ACLProvider, never asked on ZooKeeper's event thread, where the last round's answer came.
    */
-  private void sendAgain(
-      List<Slot> slots,
-      String protectionId,
-      int[] levels,
-      int round,
-      BiConsumer<? super NodeCreates.Created, Throwable> answer) {
+  private void sendAgain(Runnable round, BiConsumer<?, Throwable> answer) {
     try {
-      requests.execute(() -> sendWithDirectories(slots, protectionId, levels, round, answer));
+      requests.execute(round);
     } catch (RuntimeException refused) {
       answer.accept(null, refused);
     }
