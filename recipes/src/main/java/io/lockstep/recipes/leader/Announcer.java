@@ -40,7 +40,7 @@ final class Announcer {
           for (LeadershipListener listener : listeners) {
             try {
               callback.accept(listener);
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // the next listeners are told all the same
               log.error("A LeadershipListener of {} failed", path, e);
             }
           }

@@ -319,4 +319,73 @@ class LeaderLatchCompatTest {
     assertThat(latch.leadership()).isEmpty();
     assertThatThrownBy(latch::epoch).isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void aListenerAddedWhileLeading_hearsNotLeader_whenTheLeadershipEnds() throws Exception {
+    LeaderLatch latch = new LeaderLatch(zk.newClient(), zk.path("latch"), "a");
+    latch.start();
+    latch.await();
+    AtomicBoolean notLeader = new AtomicBoolean();
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {}
+
+          @Override
+          public void notLeader() {
+            notLeader.set(true);
+          }
+        });
+
+    latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
+
+    await().atMost(Duration.ofSeconds(10)).untilTrue(notLeader);
+  }
+
+  @Test
+  void aListenerThatThrowsAnError_doesNotSilenceTheListenersAfterIt() throws Exception {
+    LeaderLatch latch = new LeaderLatch(zk.newClient(), zk.path("latch"), "a");
+    AtomicBoolean told = new AtomicBoolean();
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            throw new AssertionError("a listener's own assertion");
+          }
+
+          @Override
+          public void notLeader() {}
+        });
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            told.set(true);
+          }
+
+          @Override
+          public void notLeader() {}
+        });
+
+    latch.start();
+
+    await().atMost(Duration.ofSeconds(10)).untilTrue(told);
+    latch.close();
+  }
+
+  @Test
+  void aClosedLatch_stillReadsTheLeaderAndTheParticipants() throws Exception {
+    String path = zk.path("latch");
+    LeaderLatch leader = new LeaderLatch(zk.newClient(), path, "a");
+    leader.start();
+    leader.await();
+    LeaderLatch closed = new LeaderLatch(zk.newClient(), path, "b");
+    closed.start();
+    await().until(() -> closed.getParticipants().size() == 2);
+    closed.close();
+
+    assertThat(closed.getLeader().getId()).isEqualTo("a");
+    assertThat(closed.getParticipants()).extracting(Participant::getId).containsExactly("a");
+    leader.close();
+  }
 }

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -195,5 +197,101 @@ class LeaderSelectorCompatTest {
 
     assertThat(curator.getParticipants()).isEmpty();
     curator.close();
+  }
+
+  /**
+   * Leads until interrupted, then takes as long to return as the test says: a leader still
+   * returning when its selector is elected again on a new session.
+   */
+  private static final class SlowToReturn extends LeaderSelectorListenerAdapter {
+    final BlockingQueue<String> led;
+    final AtomicInteger leading;
+    final CountDownLatch mayReturn = new CountDownLatch(1);
+    final AtomicInteger calls = new AtomicInteger();
+
+    SlowToReturn(BlockingQueue<String> led, AtomicInteger leading) {
+      this.led = led;
+      this.leading = leading;
+    }
+
+    @Override
+    public void takeLeadership(CuratorFramework client) {
+      int call = calls.incrementAndGet();
+      led.add("ours-" + call + (leading.incrementAndGet() == 1 ? "" : " (two leaders!)"));
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        boolean returned = false;
+        while (call == 1 && !returned) {
+          try {
+            returned = mayReturn.await(1, TimeUnit.MINUTES);
+          } catch (InterruptedException again) {
+            // still returning
+          }
+        }
+      } finally {
+        leading.decrementAndGet();
+      }
+    }
+  }
+
+  /** Our participant, with its node, in the election again (on its new session). */
+  private static boolean queuedAgain(LeaderSelector ours) {
+    return ours.getParticipants().stream().anyMatch(p -> p.getId().equals("ours"));
+  }
+
+  @Test
+  void electedAgainWhileTakeLeadershipReturns_withoutAutoRequeue_leadsNoMore() throws Exception {
+    String path = zk.path("leader");
+    SlowToReturn side = new SlowToReturn(led, leading);
+    CuratorFramework client = zk.newClient();
+    LeaderSelector ours = new LeaderSelector(client, path, side);
+    ours.setId("ours");
+    ours.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours-1");
+
+    client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    await().atMost(Duration.ofSeconds(20)).until(() -> queuedAgain(ours));
+    side.mayReturn.countDown(); // the first lead ends: without autoRequeue, the selector leaves
+    await().atMost(Duration.ofSeconds(10)).until(() -> !queuedAgain(ours));
+    Leader curatorSide = new Leader("curator", led, leading);
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, curatorSide);
+    curator.start();
+
+    assertThat(led.poll(10, TimeUnit.SECONDS)).as("Curator's, alone").isEqualTo("curator");
+    curatorSide.stepDown.countDown();
+    curator.close();
+    ours.close();
+    assertThat(side.calls)
+        .as("takeLeadership, once: Curator's selector never runs it again")
+        .hasValue(1);
+  }
+
+  @Test
+  void electedAgainWhileTakeLeadershipReturns_withAutoRequeue_leadsAfterItReturned()
+      throws Exception {
+    String path = zk.path("leader");
+    SlowToReturn side = new SlowToReturn(led, leading);
+    CuratorFramework client = zk.newClient();
+    ExecutorService pool = Executors.newCachedThreadPool();
+    LeaderSelector ours = new LeaderSelector(client, path, pool, side);
+    ours.setId("ours");
+    ours.autoRequeue();
+    ours.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours-1");
+
+    client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    await().atMost(Duration.ofSeconds(20)).until(() -> queuedAgain(ours));
+
+    assertThat(led.poll(3, TimeUnit.SECONDS))
+        .as("no second takeLeadership beside the first")
+        .isNull();
+    side.mayReturn.countDown();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours-2");
+    assertThat(ours.hasLeadership()).isTrue();
+    ours.close();
+    pool.shutdownNow();
   }
 }

@@ -4,14 +4,27 @@ import io.lockstep.recipes.leader.LeaderElection;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.curator.framework.recipes.leader.Participant;
 
 /** An election's participants as Curator's leader recipes report them. */
 final class CuratorParticipants {
   private CuratorParticipants() {}
 
-  /** The participants in queue order, the leader first, as Curator's {@link Participant}s. */
-  static Collection<Participant> of(LeaderElection election) {
+  /**
+   * The participants in queue order, the leader first, as Curator's {@link Participant}s: read
+   * through {@code election}, or, once it is closed, through one of {@code reader} (Curator's
+   * recipes read the path whatever their state).
+   */
+  static Collection<Participant> of(LeaderElection election, Supplier<LeaderElection> reader) {
+    try {
+      return of(election);
+    } catch (IllegalStateException closed) {
+      return of(reader.get());
+    }
+  }
+
+  private static Collection<Participant> of(LeaderElection election) {
     List<Participant> participants = new ArrayList<>();
     for (io.lockstep.recipes.leader.Participant participant : election.participants()) {
       participants.add(new Participant(participant.id(), participant.leader()));

@@ -71,6 +71,8 @@ public final class LeaderLatch implements Closeable {
   }
 
   private final LeaderElection election;
+  private final CuratorFramework client;
+  private final String latchPath;
   private final String id;
   private final CloseMode closeMode;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
@@ -112,6 +114,8 @@ public final class LeaderLatch implements Closeable {
    * @throws IllegalArgumentException if {@code latchPath} is not a valid absolute ZooKeeper path
    */
   public LeaderLatch(CuratorFramework client, String latchPath, String id, CloseMode closeMode) {
+    this.client = client;
+    this.latchPath = latchPath;
     this.id = Objects.requireNonNull(id, "id");
     this.closeMode = Objects.requireNonNull(closeMode, "closeMode");
     this.election =
@@ -288,7 +292,8 @@ public final class LeaderLatch implements Closeable {
   public void addListener(LeaderLatchListener listener, Executor executor) {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
-    LeadershipListener adapter = new LatchListener(listener, executor);
+    // Added while leading: it hears notLeader() when the leadership ends, as Curator's does.
+    LeadershipListener adapter = new LatchListener(listener, executor, hasLeadership());
     if (listeners.putIfAbsent(listener, adapter) == null) {
       election.addListener(adapter);
     }
@@ -313,7 +318,12 @@ public final class LeaderLatch implements Closeable {
    * @return the participants, with Curator's {@link Participant}
    */
   public Collection<Participant> getParticipants() {
-    return CuratorParticipants.of(election);
+    return CuratorParticipants.of(election, this::reader);
+  }
+
+  /** An election that only reads the path's participants: a closed latch still reads them. */
+  private LeaderElection reader() {
+    return LeaderElection.builder(client, latchPath).layout(LeaderLayout.LEADER_LATCH).build();
   }
 
   /**
@@ -353,9 +363,10 @@ public final class LeaderLatch implements Closeable {
     private final Executor executor;
     private final AtomicBoolean leading = new AtomicBoolean();
 
-    LatchListener(LeaderLatchListener listener, Executor executor) {
+    LatchListener(LeaderLatchListener listener, Executor executor, boolean leadingNow) {
       this.listener = listener;
       this.executor = executor;
+      this.leading.set(leadingNow);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.LeaderLayout;
 import io.lockstep.recipes.leader.Leadership;
 import io.lockstep.recipes.leader.LeadershipListener;
+import io.lockstep.recipes.locks.LockState;
 import java.io.Closeable;
 import java.util.Collection;
 import java.util.Objects;
@@ -82,6 +83,7 @@ public final class LeaderSelector implements Closeable {
   private LeaderElection queued; // guarded by lock: the election this selector is in, or null
   private volatile Thread leaderThread; // running takeLeadership
   private volatile Leadership current; // the leadership takeLeadership runs for
+  private final SelectorTurns turns;
 
   /**
    * A selector whose {@code takeLeadership} runs on a thread of its own.
@@ -152,6 +154,12 @@ public final class LeaderSelector implements Closeable {
     this.leaderPath = Objects.requireNonNull(leaderPath, "leaderPath");
     this.executor = Objects.requireNonNull(executorService, "executorService");
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.turns =
+        new SelectorTurns(
+            task -> {
+              var unused = executor.submit(task); // lead() logs what takeLeadership throws
+            },
+            this::lead);
     LeaderElection.builder(client, leaderPath); // checks the path now, as the constructor should
     this.connectionStates =
         (c, newState) -> {
@@ -232,11 +240,7 @@ public final class LeaderSelector implements Closeable {
             if (state.get() != State.STARTED) {
               return; // closed meanwhile: the close gives the leadership up
             }
-            try {
-              var unused = executor.submit(() -> lead(election, leadership));
-            } catch (RuntimeException closedMeanwhile) {
-              log.debug("LeaderSelector on {} closed before it could lead", leaderPath);
-            }
+            turns.elected(election, leadership); // one takeLeadership at a time
           }
         });
     election.start();
@@ -289,7 +293,7 @@ public final class LeaderSelector implements Closeable {
    * @return the participants, with Curator's {@link Participant}
    */
   public Collection<Participant> getParticipants() {
-    return CuratorParticipants.of(reader());
+    return CuratorParticipants.of(reader(), this::freshReader);
   }
 
   /**
@@ -332,26 +336,30 @@ public final class LeaderSelector implements Closeable {
     return "LeaderSelector[" + leaderPath + ", " + id + ", " + state.get() + "]";
   }
 
-  /** Runs {@code takeLeadership} for {@code leadership}; when it ends, leaves or requeues. */
+  /**
+   * Runs {@code takeLeadership} for {@code leadership}, unless it ended before its turn came; when
+   * it ends, leaves or requeues: with {@code autoRequeue}, a leadership elected meanwhile leads
+   * next; without, the election is left, that leadership with it.
+   */
   private void lead(LeaderElection election, Leadership leadership) {
-    if (state.get() != State.STARTED) {
-      return;
-    }
-    current = leadership;
-    leaderThread = Thread.currentThread();
-    try {
-      listener.takeLeadership(client);
-    } catch (InterruptedException e) {
-      log.debug("LeaderSelector on {}: takeLeadership interrupted", leaderPath);
-    } catch (Exception | Error e) {
-      log.error("LeaderSelector on {}: takeLeadership failed", leaderPath, e);
-    } finally {
-      leaderThread = null;
-      current = null;
-      Thread.interrupted(); // an interrupt for this leadership ends with it
+    if (state.get() == State.STARTED && stillHeld(leadership)) {
+      current = leadership;
+      leaderThread = Thread.currentThread();
+      try {
+        listener.takeLeadership(client);
+      } catch (InterruptedException e) {
+        log.debug("LeaderSelector on {}: takeLeadership interrupted", leaderPath);
+      } catch (Exception | Error e) {
+        log.error("LeaderSelector on {}: takeLeadership failed", leaderPath, e);
+      } finally {
+        leaderThread = null;
+        current = null;
+        Thread.interrupted(); // an interrupt for this leadership ends with it
+      }
     }
     if (autoRequeue && state.get() == State.STARTED) {
       leadership.close(); // the election queues again by itself
+      turns.ended(null);
       return;
     }
     lock.lock();
@@ -362,7 +370,13 @@ public final class LeaderSelector implements Closeable {
     } finally {
       lock.unlock();
     }
-    election.close(); // out of the queue until requeue()
+    election.close(); // out of the queue until requeue(), with a leadership elected meanwhile
+    turns.ended(election);
+  }
+
+  private static boolean stillHeld(Leadership leadership) {
+    LockState held = leadership.state();
+    return held == LockState.HELD || held == LockState.AT_RISK;
   }
 
   /** An election to read the participants with: the queued one, or one made for the read. */
@@ -375,6 +389,11 @@ public final class LeaderSelector implements Closeable {
     } finally {
       lock.unlock();
     }
+    return freshReader();
+  }
+
+  /** An election that only reads the path's participants. */
+  private LeaderElection freshReader() {
     return LeaderElection.builder(client, leaderPath).layout(LeaderLayout.LEADER_SELECTOR).build();
   }
 }

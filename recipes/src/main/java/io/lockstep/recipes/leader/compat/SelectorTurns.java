@@ -1,0 +1,80 @@
+package io.lockstep.recipes.leader.compat;
+
+import io.lockstep.recipes.leader.LeaderElection;
+import io.lockstep.recipes.leader.Leadership;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+
+/**
+ * A {@link LeaderSelector}'s turns at {@code takeLeadership}: one at a time, as Curator's selector
+ * runs them. A leadership elected while a turn still runs (the election queued again on a new
+ * session while the interrupted leader returns) waits for that turn to end, which then decides
+ * whether it runs.
+ */
+final class SelectorTurns {
+  private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
+  private final Consumer<Runnable> submit; // onto the selector's executor; throws once closed
+  private final BiConsumer<LeaderElection, Leadership> turn;
+  private boolean running; // guarded by lock: a turn is submitted or running
+  private Leadership next; // guarded by lock: elected while a turn ran
+  private LeaderElection nextElection; // guarded by lock: the election of next
+
+  SelectorTurns(Consumer<Runnable> submit, BiConsumer<LeaderElection, Leadership> turn) {
+    this.submit = submit;
+    this.turn = turn;
+  }
+
+  /** {@code leadership} was elected in {@code election}: its turn runs now, or after this one. */
+  void elected(LeaderElection election, Leadership leadership) {
+    lock.lock();
+    try {
+      if (running) {
+        next = leadership;
+        nextElection = election;
+        return;
+      }
+      running = true;
+    } finally {
+      lock.unlock();
+    }
+    submit(election, leadership);
+  }
+
+  /**
+   * A turn ended: the leadership elected meanwhile runs next, unless its election is {@code closed}
+   * (a selector without {@code autoRequeue} left it; null if none was); else no turn runs.
+   */
+  void ended(LeaderElection closed) {
+    Leadership following;
+    LeaderElection itsElection;
+    lock.lock();
+    try {
+      following = nextElection == closed ? null : next;
+      itsElection = nextElection;
+      next = null;
+      nextElection = null;
+      running = following != null;
+    } finally {
+      lock.unlock();
+    }
+    if (following != null) {
+      submit(itsElection, following);
+    }
+  }
+
+  private void submit(LeaderElection election, Leadership leadership) {
+    try {
+      submit.accept(() -> turn.accept(election, leadership));
+    } catch (RuntimeException closedMeanwhile) { // the selector closed: no turn runs any more
+      lock.lock();
+      try {
+        running = false;
+        next = null;
+        nextElection = null;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+}
