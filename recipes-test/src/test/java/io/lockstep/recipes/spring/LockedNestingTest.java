@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.lockstep.recipes.locks.KeyedLocks;
 import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockInspector;
+import io.lockstep.recipes.locks.LockOwnershipLostException;
+import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -157,5 +159,52 @@ class LockedNestingTest {
     context.register(configuration);
     context.refresh();
     return context;
+  }
+
+  /** A job whose locked step runs nested in its own locked run, once the run's hold was lost. */
+  static class Job {
+    private final List<String> ran = new CopyOnWriteArrayList<>();
+    private Job self;
+
+    public void self(Job proxy) {
+      this.self = proxy;
+    }
+
+    public List<String> ran() {
+      return ran;
+    }
+
+    @Locked(key = "'job'", registry = "registry", ttl = "PT0.3S")
+    public void run() {
+      LockHold hold = LockedCall.current();
+      org.awaitility.Awaitility.await().until(() -> hold.state() == LockState.LOST);
+      self.step();
+    }
+
+    @Locked(key = "'job'", registry = "registry")
+    public void step() {
+      ran.add("step");
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @Import(Sources.class)
+  static class JobConfig {
+    @Bean
+    Job job() {
+      return new Job();
+    }
+  }
+
+  @Test
+  void aNestedCall_whoseOuterHoldWasLost_throws_andDoesNotRun() {
+    try (AnnotationConfigApplicationContext context = context(JobConfig.class)) {
+      Job job = context.getBean(Job.class);
+      job.self(job);
+
+      assertThatThrownBy(job::run).isInstanceOf(LockOwnershipLostException.class);
+
+      assertThat(job.ran()).as("the nested step, run without the lock").isEmpty();
+    }
   }
 }

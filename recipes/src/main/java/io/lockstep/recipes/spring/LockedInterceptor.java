@@ -79,6 +79,9 @@ final class LockedInterceptor implements MethodInterceptor {
     FencedLock lock = locked.lockOf(key);
     CallHold outer = LockedCall.heldOnThisThread(lock);
     if (outer != null) {
+      // Nested in a call on the same lock: runs under the outer hold, as a reentrant lock() would,
+      // so not once that hold is lost (its time to live ran out, its session ended).
+      outer.hold().checkHeld();
       LockedCall.push(lock, outer);
       try {
         return locked.fenced() // fenced inside, too
