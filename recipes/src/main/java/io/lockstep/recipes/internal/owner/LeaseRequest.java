@@ -82,27 +82,29 @@ final class LeaseRequest {
    */
   private boolean on(LeaseEvent event) {
     boolean[] drain = {false};
+    LeaseStep[] withdrawNow = {null}; // at most one withdraw per event
     List<LeaseStep> steps =
         machine.apply(
             m -> {
               List<LeaseStep> decided = m.on(event);
               for (LeaseStep step : decided) { // into the outbox in the order decided
-                if (!(step instanceof LeaseStep.Withdraw)) {
+                if (step instanceof LeaseStep.Withdraw withdraw
+                    && attempts.containsKey(withdraw.attempt())) {
+                  withdrawNow[0] = step;
+                } else { // a withdraw of an attempt still starting goes behind its start
                   drain[0] |= outbox.add(step);
                 }
               }
               return decided;
             });
     boolean refused = false;
-    LeaseStep withdraw = null;
     for (LeaseStep step : steps) {
       refused |= step instanceof LeaseStep.CancelRefused;
-      withdraw = step instanceof LeaseStep.Withdraw ? step : withdraw; // at most one per event
     }
-    if (withdraw != null) {
+    if (withdrawNow[0] != null) {
       // In this thread, not behind another thread's drain: a fast try's verdict is heard in the
       // engine's thread right before it arms the try's watch, and withdrawn now it arms none.
-      run(withdraw);
+      run(withdrawNow[0]);
     }
     if (drain[0]) {
       outbox.drain();
