@@ -8,6 +8,7 @@ import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.zk.Callbacks;
+import io.lockstep.recipes.internal.zk.ZkRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,11 +27,12 @@ import java.util.concurrent.TimeoutException;
  * <p>The rules are {@link LeaseMachine}'s; this class feeds it the attempts' news under its lock
  * and carries out its steps in order, after unlocking ({@link Outbox}): it starts, withdraws and
  * releases attempts, and completes the caller's future. A withdrawal runs at once in the thread
- * whose event asked for it (the attempt it names is started already), never behind another thread's
- * drain.
+ * whose event asked for it, never behind another thread's drain, once the attempt it names has
+ * started (right behind its start, if that is still under way).
  */
 final class LeaseRequest {
   private final Leases leases;
+  private final Budget budget;
   private final long timeoutNanos; // the budget, or negative for none
   private final Guarded<LeaseMachine> machine;
 
@@ -39,17 +41,17 @@ final class LeaseRequest {
   private final CompletableFuture<List<Attempt>> done = new CompletableFuture<>();
   private Observation carried; // only the outbox's steps, one at a time, touch it
 
-  private LeaseRequest(Leases leases, long timeoutNanos, LeaseMachine machine) {
+  private LeaseRequest(Leases leases, Budget budget, LeaseMachine machine) {
     this.leases = leases;
-    this.timeoutNanos = timeoutNanos;
+    this.budget = budget;
+    this.timeoutNanos = budget.timeoutNanos();
     this.machine = new Guarded<>(machine);
   }
 
   /** Starts a request within {@code budget}; its deadline is an event of the machine's. */
   static LeaseRequest start(Leases leases, int qty, Budget budget) {
-    long timeoutNanos = budget.timeoutNanos();
     LeaseRequest request =
-        new LeaseRequest(leases, timeoutNanos, new LeaseMachine(qty, budget, leases::now));
+        new LeaseRequest(leases, budget, new LeaseMachine(qty, budget, leases::now));
     request.on(new LeaseEvent.Begin());
     budget.underWay();
     budget.atDeadline(leases.scheduler(), () -> request.on(new LeaseEvent.Deadline()));
@@ -107,9 +109,26 @@ final class LeaseRequest {
       run(withdrawNow[0]);
     }
     if (drain[0]) {
-      outbox.drain();
+      drain();
     }
     return !refused;
+  }
+
+  /**
+   * Carries out the steps queued: here, or on the scheduler when this is ZooKeeper's event thread
+   * (a verdict or a grant heard there), since starting an attempt runs user code: the client's
+   * ACLProvider at a queue's first create, and the observers' {@code attemptStarted}.
+   */
+  private void drain() {
+    if (ZkRequests.onEventThread()) {
+      try {
+        leases.scheduler().execute(outbox::drain);
+        return;
+      } catch (RuntimeException refused) {
+        // drained here after all
+      }
+    }
+    outbox.drain();
   }
 
   /** Carries out one step; none blocks. */
@@ -170,14 +189,29 @@ final class LeaseRequest {
       done.complete(List.copyOf(holds));
       return;
     }
-    // Curator's waiters queue for the mutex: let it go, and return once its node is gone.
+    // Curator's waiters queue for the mutex: let it go, and return once its node is gone, or at
+    // the end of a timed call's grace at the latest (the delete goes on in the background).
     Callbacks.when(
         Waits.within(
             attempt(step.mutex()).releaseAsync(),
             leases.unreachable(),
-            leases.connectionTimeoutNanos(),
+            mutexReleaseWaitNanos(),
             leases.scheduler()),
         (v, f) -> done.complete(List.copyOf(holds)));
+  }
+
+  /** How long a granted request waits for its mutex's delete: within the call's grace, if timed. */
+  private long mutexReleaseWaitNanos() {
+    long connection = leases.connectionTimeoutNanos();
+    if (!budget.bounded()) {
+      return connection;
+    }
+    long left = budget.remainingNanos();
+    long untilGraceEnd =
+        left > 0
+            ? left + Waits.GRACE_NANOS
+            : Math.max(0, Waits.GRACE_NANOS - budget.overdueNanos());
+    return Math.min(connection, untilGraceEnd);
   }
 
   /** Gives everything back, and fails once the cleanup is done or the grace ends. */
