@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.io.EOFException;
 import java.time.Duration;
 import java.util.List;
@@ -13,8 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.Participant;
+import org.apache.curator.retry.RetryNTimes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -387,5 +390,54 @@ class LeaderLatchCompatTest {
     assertThat(closed.getLeader().getId()).isEqualTo("a");
     assertThat(closed.getParticipants()).extracting(Participant::getId).containsExactly("a");
     leader.close();
+  }
+
+  @Test
+  void await_whileTheLeadersConnectionIsSuspended_waitsUntilItLeadsAgain() throws Exception {
+    TcpProxy proxy = zk.proxy();
+    CuratorFramework client =
+        zk.newClient(
+            b ->
+                b.connectString(proxy.connectString())
+                    .sessionTimeoutMs(20_000)
+                    .connectionTimeoutMs(2_000)
+                    .retryPolicy(new RetryNTimes(3, 100)));
+    LeaderLatch latch = new LeaderLatch(client, zk.path("latch"), "a");
+    latch.start();
+    latch.await();
+    proxy.cut();
+    await().atMost(Duration.ofSeconds(10)).until(() -> !latch.hasLeadership());
+
+    CompletableFuture.delayedExecutor(2, TimeUnit.SECONDS).execute(proxy::heal);
+    boolean leads = latch.await(20, TimeUnit.SECONDS);
+
+    assertThat(leads).as("await returned once it leads again, not at once").isTrue();
+    assertThat(latch.hasLeadership()).isTrue();
+    latch.close();
+  }
+
+  @Test
+  void await_inIsLeader_returnsThatItLeads() throws Exception {
+    LeaderLatch latch = new LeaderLatch(zk.newClient(), zk.path("latch"), "a");
+    CompletableFuture<Boolean> awaited = new CompletableFuture<>();
+    latch.addListener(
+        new LeaderLatchListener() {
+          @Override
+          public void isLeader() {
+            try {
+              awaited.complete(latch.await(5, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+              awaited.completeExceptionally(e);
+            }
+          }
+
+          @Override
+          public void notLeader() {}
+        });
+
+    latch.start();
+
+    assertThat(awaited.get(10, TimeUnit.SECONDS)).isTrue();
+    latch.close();
   }
 }

@@ -77,6 +77,7 @@ public final class LeaderLatch implements Closeable {
   private final CloseMode closeMode;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Map<LeaderLatchListener, LeadershipListener> listeners = new ConcurrentHashMap<>();
+  private final LeadingSignal leading = new LeadingSignal(); // what await() waits for
 
   /**
    * A latch with an empty participant id.
@@ -123,6 +124,8 @@ public final class LeaderLatch implements Closeable {
             .participantId(id)
             .layout(LeaderLayout.LEADER_LATCH)
             .build();
+    // First: it has heard a change before any user listener.
+    election.addListener(new LatchListener(leading, Runnable::run, false));
   }
 
   /**
@@ -167,6 +170,7 @@ public final class LeaderLatch implements Closeable {
       listeners.values().forEach(election::removeListener); // a leader's notLeader() goes unsaid
     }
     election.close(); // a leader's listeners left hear notLeader(), on their thread
+    leading.closed();
   }
 
   /**
@@ -178,10 +182,8 @@ public final class LeaderLatch implements Closeable {
    */
   public void await() throws InterruptedException, EOFException {
     checkStarted();
-    try {
-      election.hold();
-    } catch (IllegalStateException closed) {
-      throw closedWhileWaiting(closed);
+    if (!leading.await(this::hasLeadership, -1)) {
+      throw new EOFException("LeaderLatch on " + latchPath + " closed while waiting");
     }
   }
 
@@ -214,11 +216,16 @@ public final class LeaderLatch implements Closeable {
   public boolean await(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
     checkStarted();
-    try {
-      return election.tryHold(timeout).isPresent() && hasLeadership();
-    } catch (IllegalStateException closed) {
-      return false;
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout must not be negative: " + timeout);
     }
+    long nanos;
+    try {
+      nanos = timeout.toNanos();
+    } catch (ArithmeticException tooLong) {
+      nanos = Long.MAX_VALUE; // as good as forever
+    }
+    return leading.await(this::hasLeadership, nanos);
   }
 
   /**
@@ -345,12 +352,6 @@ public final class LeaderLatch implements Closeable {
     if (state.get() == State.LATENT) {
       throw new IllegalStateException("LeaderLatch was not started");
     }
-  }
-
-  private static EOFException closedWhileWaiting(IllegalStateException closed) {
-    EOFException eof = new EOFException("LeaderLatch closed while waiting: " + closed.getMessage());
-    eof.initCause(closed);
-    return eof;
   }
 
   /**
