@@ -12,8 +12,13 @@ import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
@@ -151,5 +156,44 @@ class ReactiveLocksTest {
 
     await().until(() -> lock.getParticipantNodes().isEmpty());
     assertThat(Thread.activeCount()).as("no thread per cycle").isLessThan(before + 20);
+  }
+
+  /**
+   * Bodies that block (a blocking write in {@code Mono.fromCallable}, as the docs' example) run on
+   * Reactor's boundedElastic, not on Lockstep's small shared pool: more of them than the pool has
+   * threads do not keep another lock of the client from being granted.
+   */
+  @Test
+  void withLock_bodiesThatBlock_holdUpNoOtherLock() throws Exception {
+    CuratorFramework client = zk.newClient();
+    CountDownLatch finish = new CountDownLatch(1);
+    AtomicInteger ended = new AtomicInteger();
+    List<String> bodyThreads = new CopyOnWriteArrayList<>();
+    int bodies = 16; // the pool has at most 16 threads, and 4 on this machine
+    for (int i = 0; i < bodies; i++) {
+      var unused =
+          ReactiveLocks.withLock(
+                  new ReentrantMutex(client, zk.path("blocking-" + i)),
+                  hold ->
+                      Mono.fromCallable(
+                          () -> {
+                            bodyThreads.add(Thread.currentThread().getName());
+                            return finish.await(60, TimeUnit.SECONDS);
+                          }))
+              .doFinally(signal -> ended.incrementAndGet())
+              .subscribe();
+    }
+    Optional<LockHold> other;
+    try {
+      await().until(() -> bodyThreads.size() == bodies);
+
+      other = new ReentrantMutex(client, zk.path("other")).tryHold(Duration.ofSeconds(10));
+    } finally {
+      finish.countDown(); // whatever happened: no body blocks a thread past the test
+    }
+    await().until(() -> ended.get() == bodies);
+    assertThat(other).as("granted while %s bodies block", bodies).isPresent();
+    other.get().close();
+    assertThat(bodyThreads).noneMatch(name -> name.startsWith("lockstep-"));
   }
 }

@@ -40,7 +40,9 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p><b>Waiting.</b> Acquiring parks no thread: it is {@link FencedLock#acquireAsync()}, started on
  * subscription. Cancelling the subscription while it waits withdraws the attempt (its node is
- * deleted); a hold granted at the same moment is closed, never leaked.
+ * deleted); a hold granted at the same moment is closed, never leaked. {@link #withLock} starts the
+ * body on {@link Schedulers#boundedElastic()}, so a body that blocks never holds up Lockstep's own
+ * threads, which deliver every lock's grants and timers.
  *
  * <p><b>Releasing.</b> {@link LockHold#close()} waits up to the client's connection timeout for the
  * delete of the lock node, so the holds these methods close are closed on {@link
@@ -108,7 +110,9 @@ public final class ReactiveLocks {
       FencedLock lock, Function<? super LockHold, ? extends Publisher<T>> body) {
     Objects.requireNonNull(body, "body");
     return Flux.usingWhen(
-        hold(lock),
+        // The body is the caller's work, which may block: it starts on boundedElastic, never on
+        // the Lockstep thread that delivered the grant (a small pool every lock of the JVM shares).
+        hold(lock).publishOn(Schedulers.boundedElastic()),
         hold -> untilLost(hold, body.apply(hold)),
         ReactiveLocks::release,
         (hold, failure) -> release(hold),
