@@ -252,4 +252,35 @@ class LockstepLockTtlTest {
       return true;
     }
   }
+
+  /**
+   * A reentrant {@code lock(ttl)} that races the expiry (the timer found the deadline passed and is
+   * expiring the hold) keeps the expiring deadline: the hold turns LOST, and its last unlock throws
+   * {@code ConcurrentModificationException}, every time. Before, the re-entry put a fresh deadline
+   * in its place, and the last unlock of the expired hold passed silently most of the time.
+   */
+  @Test
+  void aReentryRacingTheExpiry_stillHasTheLastUnlockReportIt() {
+    LockstepLock lock = new LockstepLockRegistry(zk.newClient(), zk.path("registry")).obtain("k");
+    int silent = 0;
+    for (int round = 0; round < 50; round++) {
+      lock.lock(Duration.ofMillis(1));
+      boolean lost = false;
+      while (!lost) {
+        try {
+          lock.lock(Duration.ofMillis(1)); // re-entered, racing the expiry
+          lock.unlock();
+        } catch (LockOwnershipLostException expired) {
+          lost = true;
+        }
+      }
+      try {
+        lock.unlock();
+        silent++;
+      } catch (ConcurrentModificationException expected) {
+        // the expiry, reported
+      }
+    }
+    assertThat(silent).as("expired holds whose last unlock passed silently, of 50").isZero();
+  }
 }

@@ -39,6 +39,7 @@ final class HoldDeadline {
   private static final long MIN_RENEWAL_NANOS = 1_000_000;
 
   private final LockSettings settings;
+  private final Attempt timed; // the hold this deadline is for, for good
   private final boolean renewing; // renews itself while the hold is HELD
   private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
 
@@ -66,8 +67,14 @@ final class HoldDeadline {
    */
   HoldDeadline(Attempt hold, boolean renewing) {
     this.hold = hold;
+    this.timed = hold;
     this.settings = hold.settings();
     this.renewing = renewing;
+  }
+
+  /** Whether this is the deadline of {@code attempt}'s hold (expiring or not). */
+  boolean isFor(Attempt attempt) {
+    return timed == attempt;
   }
 
   /** Sets the deadline to {@code ttl} from now; false if the hold is expiring or was let go. */

@@ -44,11 +44,15 @@ final class HoldDeadlines {
     Attempt hold = ownership.current();
     Thread thread = Thread.currentThread();
     HoldDeadline deadline = byThread.get(thread);
-    if (deadline == null || !deadline.extend(ttl)) {
-      deadline = new HoldDeadline(hold, false); // a first TTL, or one left by an earlier hold
-      byThread.put(thread, deadline);
-      deadline.extend(ttl);
+    if (deadline != null && deadline.isFor(hold)) {
+      // Fails if the time to live ran out as the hold was re-entered: the deadline is kept, so
+      // that the last unlock reports the expiry.
+      var unused = deadline.extend(ttl);
+      return;
     }
+    deadline = new HoldDeadline(hold, false); // a first TTL, or one left by an earlier hold
+    byThread.put(thread, deadline);
+    deadline.extend(ttl);
   }
 
   /**
