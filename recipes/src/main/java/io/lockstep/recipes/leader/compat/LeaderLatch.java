@@ -219,13 +219,8 @@ public final class LeaderLatch implements Closeable {
     if (timeout.isNegative()) {
       throw new IllegalArgumentException("timeout must not be negative: " + timeout);
     }
-    long nanos;
-    try {
-      nanos = timeout.toNanos();
-    } catch (ArithmeticException tooLong) {
-      nanos = Long.MAX_VALUE; // as good as forever
-    }
-    return leading.await(this::hasLeadership, nanos);
+    // Saturates: a timeout too long to count in nanoseconds is as good as forever.
+    return leading.await(this::hasLeadership, TimeUnit.NANOSECONDS.convert(timeout));
   }
 
   /**
