@@ -187,36 +187,6 @@ class CallbackThreadsTest {
     assertThat(threads.get("acl")).isNotEmpty().noneMatch(name -> name.contains("EventThread"));
   }
 
-  /**
-   * The semaphore's further attempts start on the thread that heard the last verdict: for a request
-   * of several leases, or one that queues for the {@code locks} mutex once its fast try found no
-   * lease free. Their observers' {@code attemptStarted} and the ACLProvider asked at the mutex's
-   * first create never run on ZooKeeper's event thread.
-   */
-  @Test
-  void aSemaphoresLaterAttempts_startOffZooKeepersEventThread() throws Exception {
-    ACLProvider recorded = recordingAcl();
-    CuratorFramework client = zk.newClient(b -> b.aclProvider(recorded));
-    LockObservers.of(client)
-        .addListener(
-            new LockObserver() {
-              @Override
-              public void attemptStarted(LockAttempt attempt) {
-                ran("attemptStarted");
-              }
-            });
-    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("semaphore"), 3);
-    List<LockHold> three = semaphore.tryHold(3, Duration.ofSeconds(10));
-    assertThat(three).hasSize(3);
-    assertThat(semaphore.tryHold(Duration.ofMillis(300))).as("none free: the mutex").isEmpty();
-    three.forEach(LockHold::close);
-
-    assertThat(threads.get("attemptStarted"))
-        .hasSizeGreaterThanOrEqualTo(4)
-        .noneMatch(name -> name.contains("EventThread"));
-    assertThat(threads.get("acl")).isNotEmpty().noneMatch(name -> name.contains("EventThread"));
-  }
-
   /** An ACLProvider that records the threads it is asked on, as "acl". */
   private ACLProvider recordingAcl() {
     return new ACLProvider() {

@@ -8,7 +8,6 @@ import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.zk.Callbacks;
-import io.lockstep.recipes.internal.zk.ZkRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -109,26 +108,9 @@ final class LeaseRequest {
       run(withdrawNow[0]);
     }
     if (drain[0]) {
-      drain();
+      outbox.drain();
     }
     return !refused;
-  }
-
-  /**
-   * Carries out the steps queued: here, or on the scheduler when this is ZooKeeper's event thread
-   * (a verdict or a grant heard there), since starting an attempt runs user code: the client's
-   * ACLProvider at a queue's first create, and the observers' {@code attemptStarted}.
-   */
-  private void drain() {
-    if (ZkRequests.onEventThread()) {
-      try {
-        leases.scheduler().execute(outbox::drain);
-        return;
-      } catch (RuntimeException refused) {
-        // drained here after all
-      }
-    }
-    outbox.drain();
   }
 
   /** Carries out one step; none blocks. */
