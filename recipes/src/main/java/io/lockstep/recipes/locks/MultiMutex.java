@@ -87,7 +87,9 @@ public final class MultiMutex implements FencedLock, AutoCloseable {
    * @param paths the lock paths, in any order
    * @throws NullPointerException if {@code client}, {@code paths} or one of the paths is null
    * @throws IllegalArgumentException if {@code paths} is empty, holds an invalid or duplicate path
-   *     or a path inside another, or is too large for one ZooKeeper transaction
+   *     or a path inside another, or is too large for one ZooKeeper transaction (for a client not
+   *     started yet, the size is checked at each acquire instead, which then throws this with
+   *     nothing sent)
    */
   public MultiMutex(CuratorFramework client, List<String> paths) {
     this(mutexes(client, paths));
@@ -364,7 +366,9 @@ public final class MultiMutex implements FencedLock, AutoCloseable {
      * @return the multi-lock
      * @throws NullPointerException if a path is null
      * @throws IllegalArgumentException if no path was added, a path is invalid, a path was added
-     *     twice or lies inside another, or the transaction would be too large for ZooKeeper
+     *     twice or lies inside another, or the transaction would be too large for ZooKeeper (for a
+     *     client not started yet, the size is checked at each acquire instead, which then throws
+     *     this with nothing sent)
      */
     public MultiMutex build() {
       return new MultiMutex(this);
