@@ -1,13 +1,19 @@
 package io.lockstep.recipes.fence.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.ReentrantMutex;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -128,6 +134,37 @@ class FencingFilterH2Test extends FencingFilterContract {
     assertThat(fenced.statusCode()).isEqualTo(200);
     assertThat(service.handled).hasValue(1);
     assertThat(service.order()).isEqualTo("paid@20");
+  }
+
+  /**
+   * A handler that starts async processing would write on another thread, outside the fence's
+   * transaction: it must be stopped before it can start, or A's write lands after B's.
+   */
+  @Test
+  void aHandlerThatStartsAsyncProcessing_isFailed_andItsWriteNeverLands_afterANewerHolders()
+      throws Exception {
+    CompletableFuture<HttpResponse<String>> callA =
+        http.sendAsync(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        service.uri("/orders/order-17?state=paid-by-A&async=true").toString()))
+                .timeout(Duration.ofSeconds(40))
+                .header(FencingHeaders.TOKEN, "20")
+                .header(FencingHeaders.RESOURCE, FencingHeaders.encode(RESOURCE))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    await().atMost(Duration.ofSeconds(20)).until(() -> service.handled.get() == 1);
+
+    // B, the newer holder, writes and commits while A's handler is under way
+    assertThat(post("/orders/order-17?state=paid-by-B", RESOURCE, 30).statusCode()).isEqualTo(200);
+    service.asyncWriteMayGo.countDown();
+
+    String outcome = service.asyncWrite.get(30, TimeUnit.SECONDS);
+    assertThat(service.order()).as("A's async handler wrote: " + outcome).isEqualTo("paid-by-B@30");
+    assertThat(outcome).startsWith("refused: ");
+    assertThat(callA.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(500);
+    assertThat(service.fence.highestAdmitted(RESOURCE)).hasValue(30);
   }
 
   private static Map<String, List<String>> headers(List<String> tokens, List<String> resources) {

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.fence.http;
 
 import io.lockstep.recipes.fence.JdbcFence;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -11,6 +12,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.apache.catalina.Context;
@@ -30,6 +34,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * and token (the token header's, or 0) with a {@link JdbcTemplate} on the service's data source, as
  * a Spring service would; then, if told, fails: throws, or answers 500 or 409 itself. It answers
  * {@code ok S in the fence's transaction} when its write ran in a transaction the filter began.
+ * With {@code &async=true} it starts async processing instead (the servlet and the filter support
+ * it) and writes on the container's async thread once {@link #asyncWriteMayGo} is released.
  */
 final class OrdersService implements AutoCloseable {
   static final String ORDER = "order-17";
@@ -39,6 +45,15 @@ final class OrdersService implements AutoCloseable {
 
   /** Requests that reached the handler. */
   final AtomicInteger handled = new AtomicInteger();
+
+  /** An async handler's write waits for this. */
+  final CountDownLatch asyncWriteMayGo = new CountDownLatch(1);
+
+  /**
+   * What became of an async handler's write: "wrote S" once it ran, or "refused: ..." if the
+   * handler could not start async processing.
+   */
+  final CompletableFuture<String> asyncWrite = new CompletableFuture<>();
 
   private final Tomcat tomcat;
   private final int port;
@@ -76,21 +91,23 @@ final class OrdersService implements AutoCloseable {
     Context context = tomcat.addContext("", baseDir.toString());
     OrdersService[] service = new OrdersService[1];
     Tomcat.addServlet(
-        context,
-        "orders",
-        new HttpServlet() {
-          private static final long serialVersionUID = 1L;
+            context,
+            "orders",
+            new HttpServlet() {
+              private static final long serialVersionUID = 1L;
 
-          @Override
-          protected void doPost(HttpServletRequest request, HttpServletResponse response)
-              throws IOException {
-            service[0].handle(request, response);
-          }
-        });
+              @Override
+              protected void doPost(HttpServletRequest request, HttpServletResponse response)
+                  throws IOException {
+                service[0].handle(request, response);
+              }
+            })
+        .setAsyncSupported(true);
     context.addServletMappingDecoded("/orders/*", "orders");
     FilterDef definition = new FilterDef();
     definition.setFilterName("fencing");
     definition.setFilter(filter);
+    definition.setAsyncSupported("true");
     context.addFilterDef(definition);
     FilterMap mapping = new FilterMap();
     mapping.setFilterName("fencing");
@@ -106,6 +123,10 @@ final class OrdersService implements AutoCloseable {
     String id = request.getPathInfo().substring(1);
     String state = request.getParameter("state");
     String token = request.getHeader(FencingHeaders.TOKEN);
+    if (request.getParameter("async") != null) {
+      handleAsync(request, state, token == null ? 0 : Long.parseLong(token));
+      return;
+    }
     boolean inTransaction = TransactionSynchronizationManager.isActualTransactionActive();
     new JdbcTemplate(dataSource)
         .update(
@@ -127,6 +148,31 @@ final class OrdersService implements AutoCloseable {
             "ok "
                 + state
                 + (inTransaction ? " in the fence's transaction" : " outside a transaction"));
+  }
+
+  private void handleAsync(HttpServletRequest request, String state, long token) {
+    AsyncContext async;
+    try {
+      async = request.startAsync();
+    } catch (IllegalStateException refused) {
+      asyncWrite.complete("refused: " + refused.getMessage());
+      throw refused;
+    }
+    async.start(
+        () -> {
+          try {
+            if (!asyncWriteMayGo.await(20, TimeUnit.SECONDS)) {
+              throw new IllegalStateException("not released");
+            }
+            new JdbcTemplate(dataSource)
+                .update("UPDATE orders SET state = ?, token = ? WHERE id = ?", state, token, ORDER);
+            asyncWrite.complete("wrote " + state);
+          } catch (InterruptedException | RuntimeException e) {
+            asyncWrite.completeExceptionally(e);
+          } finally {
+            async.complete();
+          }
+        });
   }
 
   URI uri(String path) {

@@ -2,9 +2,13 @@ package io.lockstep.recipes.fence.http;
 
 import io.lockstep.recipes.fence.JdbcFence;
 import io.lockstep.recipes.fence.StaleFencingTokenException;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.sql.Connection;
@@ -68,14 +72,16 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  * body is buffered in memory; a handler that calls {@code sendError} or {@code sendRedirect} sends
  * its answer at once, before the filter's rollback (for an error) or commit (for a redirect).
  *
- * <p><b>Limits.</b> The handler must run on the request's thread: asynchronous requests are not
- * fenced (the filter rolls back and throws {@link IllegalStateException} if the handler started
- * async processing). Writes to another database, or on connections not taken through Spring's
- * {@code DataSourceUtils}, are not in the transaction and not fenced. The filter trusts the
- * resource the request names: the token orders the holders of the resource's lock, and a client
- * that names another resource is fenced on that one. See {@link JdbcFence} for the databases and
- * their failures; a database failure of the admission is thrown as a {@link ServletException}
- * (500), after the rollback.
+ * <p><b>Limits.</b> The handler must run on the request's thread: the request it sees cannot start
+ * async processing ({@code isAsyncSupported()} is false, {@code startAsync} throws {@link
+ * IllegalStateException}), so no work of the handler's moves to another thread, where it would
+ * write outside the transaction and after its rollback; the filter then rolls back and the request
+ * fails. Writes to another database, or on connections not taken through Spring's {@code
+ * DataSourceUtils}, are not in the transaction and not fenced. The filter trusts the resource the
+ * request names: the token orders the holders of the resource's lock, and a client that names
+ * another resource is fenced on that one. See {@link JdbcFence} for the databases and their
+ * failures; a database failure of the admission is thrown as a {@link ServletException} (500),
+ * after the rollback.
  */
 public final class FencingFilter extends OncePerRequestFilter {
   /*
@@ -174,7 +180,7 @@ public final class FencingFilter extends OncePerRequestFilter {
 
     ContentCachingResponseWrapper buffered = new ContentCachingResponseWrapper(response);
     try {
-      chain.doFilter(request, buffered);
+      chain.doFilter(new SynchronousRequest(request), buffered);
     } catch (ServletException | IOException | RuntimeException | Error failed) {
       rollBack(transaction, failed);
       throw failed;
@@ -216,6 +222,37 @@ public final class FencingFilter extends OncePerRequestFilter {
       fence.admit(connection, fenced.resource(), fenced.token());
     } finally {
       DataSourceUtils.releaseConnection(connection, dataSource);
+    }
+  }
+
+  /**
+   * The request as the handler sees it: async processing cannot start, so no work of the handler's
+   * is handed to another thread, where it would write outside the transaction, after its rollback.
+   */
+  private static final class SynchronousRequest extends HttpServletRequestWrapper {
+    SynchronousRequest(HttpServletRequest request) {
+      super(request);
+    }
+
+    @Override
+    public boolean isAsyncSupported() {
+      return false;
+    }
+
+    @Override
+    public AsyncContext startAsync() {
+      throw notAsync();
+    }
+
+    @Override
+    public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
+      throw notAsync();
+    }
+
+    private static IllegalStateException notAsync() {
+      return new IllegalStateException(
+          "a fenced request cannot start async processing: the fence's transaction is bound to the"
+              + " request's thread");
     }
   }
 
