@@ -30,12 +30,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
+import reactor.core.publisher.Mono;
+import reactor.util.retry.Retry;
 
 /**
  * The client's side of HTTP fencing against a real HTTP server (the JDK's), with holds of a real
@@ -244,6 +248,88 @@ class FencingClientTest {
           .isInstanceOf(LockOwnershipLostException.class);
     }
     assertThat(received).isEmpty();
+  }
+
+  /** The server answers 503 once; the hold is lost before the client's retry. */
+  private void loseBeforeTheRetry(LockHold hold) {
+    status = 200;
+    zk.faults().expireSessionOf(hold);
+    try {
+      hold.whenLost().toCompletableFuture().get(20, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
+  void aRetryByAnOuterInterceptor_afterTheHoldWasLost_isNotSent_fromRestClient() throws Exception {
+    status = 503;
+    try (LockHold hold = hold("orders-17")) {
+      ClientHttpRequestInterceptor retryOnce =
+          (request, requestBody, execution) -> {
+            ClientHttpResponse first = execution.execute(request, requestBody);
+            if (first.getStatusCode().value() != 503) {
+              return first;
+            }
+            first.close();
+            loseBeforeTheRetry(hold);
+            return execution.execute(request, requestBody);
+          };
+      RestClient retrying =
+          RestClient.builder()
+              .requestInterceptor(retryOnce)
+              .requestInterceptor(new FencingClientInterceptor())
+              .build();
+
+      assertThatThrownBy(
+              () ->
+                  retrying
+                      .post()
+                      .uri(uri)
+                      .attributes(FencingHeaders.heldBy(hold))
+                      .retrieve()
+                      .body(String.class))
+          .isInstanceOf(LockOwnershipLostException.class);
+      assertThat(received).as("requests sent").hasSize(1);
+    }
+  }
+
+  @Test
+  void aRetryByAnOuterFilter_afterTheHoldWasLost_isNotSent_fromWebClient() throws Exception {
+    status = 503;
+    try (LockHold hold = hold("orders-17")) {
+      WebClient retrying =
+          WebClient.builder()
+              .clientConnector(new JdkClientHttpConnector())
+              .filter(
+                  (request, next) ->
+                      next.exchange(request)
+                          .flatMap(
+                              response ->
+                                  response.statusCode().value() == 503
+                                      ? response
+                                          .releaseBody()
+                                          .then(Mono.error(new IllegalStateException("503")))
+                                      : Mono.just(response))
+                          .retryWhen(
+                              Retry.max(1)
+                                  .filter(e -> "503".equals(e.getMessage()))
+                                  .doBeforeRetry(signal -> loseBeforeTheRetry(hold))))
+              .filter(new FencingExchangeFilter())
+              .build();
+
+      assertThatThrownBy(
+              () ->
+                  retrying
+                      .post()
+                      .uri(uri)
+                      .attributes(FencingHeaders.heldBy(hold))
+                      .retrieve()
+                      .bodyToMono(String.class)
+                      .block(Duration.ofSeconds(30)))
+          .isInstanceOf(LockOwnershipLostException.class);
+      assertThat(received).as("requests sent").hasSize(1);
+    }
   }
 
   @Test

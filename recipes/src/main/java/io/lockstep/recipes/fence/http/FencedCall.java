@@ -25,22 +25,36 @@ record FencedCall(String resource, long token) {
       Pattern.compile("\"highestAdmitted\"\\s*:\\s*\"?(\\d{1,19})");
 
   /**
-   * The call a request with these attributes is sent under: the hold of {@link
-   * FencingHeaders#HOLD_ATTRIBUTE}, else that of the {@code @Locked} call running on this thread;
-   * empty if neither. The token is read now.
-   *
-   * @throws io.lockstep.recipes.locks.LockOwnershipLostException if the hold is known to be lost
-   * @throws IllegalStateException if the hold was closed
+   * The hold a request with these attributes is sent under, and for which resource: the hold of
+   * {@link FencingHeaders#HOLD_ATTRIBUTE}, else that of the {@code @Locked} call running on this
+   * thread; empty if neither. Its token is not read yet: {@link Holder#call()} reads it.
    */
-  static Optional<FencedCall> of(Map<String, Object> attributes) {
+  static Optional<Holder> holder(Map<String, Object> attributes) {
     Object given = attributes.get(FencingHeaders.HOLD_ATTRIBUTE);
     if (given instanceof LockHold hold) {
       Object resource = attributes.get(FencingHeaders.RESOURCE_ATTRIBUTE);
-      return Optional.of(
-          new FencedCall(
-              resource instanceof String name ? name : hold.path(), hold.fencingToken()));
+      return Optional.of(new Holder(hold, resource instanceof String name ? name : hold.path()));
     }
-    return LockedCall.find().map(hold -> new FencedCall(hold.path(), hold.fencingToken()));
+    return LockedCall.find().map(hold -> new Holder(hold, hold.path()));
+  }
+
+  /**
+   * A request's hold and resource, found once per request; each attempt to send it reads the token
+   * again.
+   *
+   * @param hold the hold whose token the request carries
+   * @param resource the resource's name, not encoded
+   */
+  record Holder(LockHold hold, String resource) {
+    /**
+     * The call an attempt is sent under: the token is read now.
+     *
+     * @throws io.lockstep.recipes.locks.LockOwnershipLostException if the hold is known to be lost
+     * @throws IllegalStateException if the hold was closed
+     */
+    FencedCall call() {
+      return new FencedCall(resource, hold.fencingToken());
+    }
   }
 
   /** Whether a request already carries either header: then it is sent as it is. */

@@ -12,6 +12,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
+import org.springframework.http.client.support.HttpRequestWrapper;
 
 /**
  * Puts the fencing headers ({@link FencingHeaders}) on the requests of a {@code RestClient} or a
@@ -36,12 +37,13 @@ import org.springframework.http.client.ClientHttpResponse;
  * attributes, so there the token is the {@code @Locked} call's (or set the headers yourself with
  * {@link FencingHeaders#set}).
  *
- * <p><b>Failures.</b> The token is read as the request is sent: a hold known to be lost stops it
- * with {@link io.lockstep.recipes.locks.LockOwnershipLostException} (nothing is sent), a closed one
- * with {@link IllegalStateException}. A {@code 409} answer whose problem is the convention's stale
- * token ({@link FencingHeaders#STALE_TOKEN_TYPE}) is thrown as {@link StaleFencingTokenException},
- * as {@code JdbcFence} throws it; every other answer is returned as the service gave it.
- * Thread-safe; one instance serves any number of clients.
+ * <p><b>Failures.</b> The token is read as the request is sent, and again for each retry of an
+ * interceptor before this one: a hold known to be lost stops it with {@link
+ * io.lockstep.recipes.locks.LockOwnershipLostException} (nothing is sent), a closed one with {@link
+ * IllegalStateException}. A {@code 409} answer whose problem is the convention's stale token
+ * ({@link FencingHeaders#STALE_TOKEN_TYPE}) is thrown as {@link StaleFencingTokenException}, as
+ * {@code JdbcFence} throws it; every other answer is returned as the service gave it. Thread-safe;
+ * one instance serves any number of clients.
  *
  * @see FencingExchangeFilter the same for {@code WebClient}
  */
@@ -55,12 +57,23 @@ public final class FencingClientInterceptor implements ClientHttpRequestIntercep
     if (FencedCall.carriesHeaders(request.getHeaders())) {
       return execution.execute(request, body);
     }
-    Optional<FencedCall> call = FencedCall.of(request.getAttributes());
+    Optional<FencedCall> call =
+        FencedCall.holder(request.getAttributes()).map(FencedCall.Holder::call);
     if (call.isEmpty()) {
       return execution.execute(request, body);
     }
-    call.get().addTo(request.getHeaders());
-    ClientHttpResponse response = execution.execute(request, body);
+    // the headers go on a copy: the request of an interceptor before this one that retries it comes
+    // back without them, and its hold is looked at again (a lost hold stops the retry)
+    HttpHeaders headers = HttpHeaders.copyOf(request.getHeaders());
+    call.get().addTo(headers);
+    HttpRequest fenced =
+        new HttpRequestWrapper(request) {
+          @Override
+          public HttpHeaders getHeaders() {
+            return headers;
+          }
+        };
+    ClientHttpResponse response = execution.execute(fenced, body);
     if (!FencedCall.mayBeRefusal(
         response.getStatusCode().value(), response.getHeaders().getContentType())) {
       return response;

@@ -30,11 +30,12 @@ import reactor.core.publisher.Mono;
  * the request is subscribed to on the thread of that call ({@code .block()} inside the method), and
  * {@code @Locked} methods may not return a reactive type, since the hold ends when they return.
  *
- * <p><b>Failures.</b> The token is read when the request is subscribed to: a hold known to be lost
- * fails it with {@link io.lockstep.recipes.locks.LockOwnershipLostException} (nothing is sent), a
- * closed one with {@link IllegalStateException}. A {@code 409} answer whose problem is the
- * convention's stale token fails with {@link StaleFencingTokenException}; every other answer is
- * passed on as the service gave it. Thread-safe.
+ * <p><b>Failures.</b> The token is read when the request is subscribed to, and again at each
+ * resubscription (a retry of a filter before this one): a hold known to be lost fails it with
+ * {@link io.lockstep.recipes.locks.LockOwnershipLostException} (nothing is sent), a closed one with
+ * {@link IllegalStateException}. A {@code 409} answer whose problem is the convention's stale token
+ * fails with {@link StaleFencingTokenException}; every other answer is passed on as the service
+ * gave it. Thread-safe.
  *
  * @see FencingClientInterceptor the same for {@code RestClient} and {@code RestTemplate}
  */
@@ -47,16 +48,17 @@ public final class FencingExchangeFilter implements ExchangeFilterFunction {
     if (FencedCall.carriesHeaders(request.headers())) {
       return next.exchange(request);
     }
-    FencedCall call;
-    try {
-      Optional<FencedCall> found = FencedCall.of(request.attributes());
-      if (found.isEmpty()) {
-        return next.exchange(request);
-      }
-      call = found.get();
-    } catch (RuntimeException lostOrClosed) {
-      return Mono.error(lostOrClosed);
+    // the hold is found now, on the subscribing thread (a @Locked call's); its token is read at
+    // each subscription, so that a retry of a filter before this one stops once the hold is lost
+    Optional<FencedCall.Holder> holder = FencedCall.holder(request.attributes());
+    if (holder.isEmpty()) {
+      return next.exchange(request);
     }
+    return Mono.defer(() -> fenced(holder.get().call(), request, next));
+  }
+
+  private static Mono<ClientResponse> fenced(
+      FencedCall call, ClientRequest request, ExchangeFunction next) {
     ClientRequest fenced = ClientRequest.from(request).headers(call::addTo).build();
     return next.exchange(fenced)
         .flatMap(
