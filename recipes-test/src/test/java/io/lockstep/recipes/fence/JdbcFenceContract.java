@@ -373,6 +373,31 @@ abstract class JdbcFenceContract {
     assertThat(fenceRows("lockstep_fence")).isZero();
   }
 
+  /**
+   * A name longer than the table's column (255 characters in the default DDL) is refused before any
+   * statement: on PostgreSQL the database's refusal would abort the caller's whole transaction.
+   */
+  @Test
+  void aResourceTooLongForTheColumn_isRefused_namingIt_andTheTransactionGoesOn() throws Exception {
+    String tooLong = "/locks/" + "x".repeat(249);
+    String longest = "/locks/" + "x".repeat(248);
+    try (Connection connection = transaction()) {
+      update(connection, "paid", 20);
+
+      assertThatThrownBy(() -> fence.admit(connection, tooLong, 20))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("resource")
+          .hasMessageContaining("256")
+          .hasMessageContaining("255");
+      fence.admit(connection, longest, 20);
+      fence.admit(connection, RESOURCE, 20);
+      connection.commit();
+    }
+    assertThat(order()).isEqualTo("paid@20");
+    assertThat(fence.highestAdmitted(longest)).hasValue(20);
+    assertThat(fenceRows(JdbcFence.DEFAULT_TABLE)).isEqualTo(2);
+  }
+
   @Test
   void admit_neitherCommitsNorChangesAutoCommit() throws Exception {
     try (Connection connection = transaction()) {

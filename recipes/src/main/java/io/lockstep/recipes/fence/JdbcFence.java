@@ -2,9 +2,11 @@ package io.lockstep.recipes.fence;
 
 import io.lockstep.recipes.locks.LockHold;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -73,8 +75,10 @@ import javax.sql.DataSource;
  *
  * <p><b>Limits.</b> Only writes made in a transaction that admitted the token are fenced; a write
  * made outside one is not. Resource names are at most 255 characters in the table's default DDL
- * (docs/fencing.md has the DDL per database). A JdbcFence holds no connection and no state but the
- * dialect: make one per table and share it.
+ * (docs/fencing.md has the DDL per database); a longer name is refused with {@link
+ * IllegalArgumentException} before any write, the column's width read from the database's metadata
+ * at the first admission. A JdbcFence holds no connection and no state but the dialect and that
+ * width: make one per table and share it.
  */
 public final class JdbcFence {
   /*
@@ -109,6 +113,13 @@ public final class JdbcFence {
    * (two first uses at once both read it, to the same value).
    */
   private volatile Dialect dialect;
+
+  /**
+   * The width of the table's resource column, in characters: 0 until a first admission finds the
+   * column in the database's metadata (then the widest column of that name, to refuse no name the
+   * table would take), and read again while it is not found.
+   */
+  private volatile int resourceWidth;
 
   private JdbcFence(DataSource dataSource, String table) {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -187,8 +198,9 @@ public final class JdbcFence {
    * @param token the holder's fencing token ({@link LockHold#fencingToken()}), at least 1 (tokens
    *     are ZooKeeper zxids, which start at 1)
    * @throws NullPointerException if {@code connection} or {@code resource} is null
-   * @throws IllegalArgumentException if {@code resource} is blank, {@code token} is below 1, or the
-   *     connection is in auto-commit mode (nothing is written then)
+   * @throws IllegalArgumentException if {@code resource} is blank or longer than the table's
+   *     resource column, {@code token} is below 1, or the connection is in auto-commit mode
+   *     (nothing is written then, and the transaction goes on)
    * @throws StaleFencingTokenException if a greater token was admitted for {@code resource}: the
    *     caller's hold is stale; nothing was written, roll the transaction back
    * @throws SQLException if the database fails (the table is missing, a lock wait timed out, a
@@ -204,6 +216,20 @@ public final class JdbcFence {
       throw new IllegalArgumentException(
           "connection is in auto-commit mode: admit joins the caller's transaction, so turn"
               + " auto-commit off first (connection.setAutoCommit(false))");
+    }
+    int width = resourceWidth(connection);
+    int length = resource.codePointCount(0, resource.length());
+    if (width > 0 && length > width) {
+      throw new IllegalArgumentException(
+          "resource is "
+              + length
+              + " characters long, longer than the "
+              + width
+              + " of the column "
+              + table
+              + ".resource (widen the column for longer names): '"
+              + resource
+              + "'");
     }
     admissions.admit(dialect(connection), connection, resource, token);
   }
@@ -281,6 +307,43 @@ public final class JdbcFence {
       dialect = known;
     }
     return known;
+  }
+
+  private int resourceWidth(Connection connection) throws SQLException {
+    int known = resourceWidth;
+    if (known == 0) {
+      known = columnWidth(connection.getMetaData());
+      resourceWidth = known;
+    }
+    return known;
+  }
+
+  /**
+   * The widest column named resource of a table of our name, in the case as written, upper or lower
+   * (as the database folded the unquoted DDL); 0 if there is none (the table is missing).
+   */
+  private int columnWidth(DatabaseMetaData metadata) throws SQLException {
+    int dot = table.indexOf('.');
+    String schema = dot < 0 ? null : table.substring(0, dot);
+    String name = table.substring(dot + 1);
+    int widest = 0;
+    for (int fold = 0; fold < 3; fold++) {
+      try (ResultSet columns =
+          metadata.getColumns(null, fold(schema, fold), fold(name, fold), fold("resource", fold))) {
+        while (columns.next()) {
+          widest = Math.max(widest, columns.getInt("COLUMN_SIZE"));
+        }
+      }
+    }
+    return widest;
+  }
+
+  /** {@code identifier} as written (0), in upper case (1) or in lower case (2). */
+  private static String fold(String identifier, int fold) {
+    if (identifier == null || fold == 0) {
+      return identifier;
+    }
+    return fold == 1 ? identifier.toUpperCase(Locale.ROOT) : identifier.toLowerCase(Locale.ROOT);
   }
 
   private static String checkTable(String table) {
