@@ -64,14 +64,17 @@ import javax.sql.DataSource;
  * first use: PostgreSQL (one {@code INSERT ... ON CONFLICT} statement), MySQL and MariaDB ({@code
  * INSERT ... ON DUPLICATE KEY UPDATE}, then a locking read), H2, and any other database that knows
  * {@code SELECT ... FOR UPDATE} and savepoints (a locking read, then {@code UPDATE} or {@code
- * INSERT}). A first admission racing another for a new resource never surfaces as a duplicate key.
+ * INSERT}). Under {@code READ COMMITTED}, a first admission racing another for a new resource never
+ * surfaces as a duplicate key; under a stricter isolation it may fail as the snapshot's conflicts
+ * do (below).
  *
  * <p><b>Failures.</b> A stale token throws {@link StaleFencingTokenException}, having written
  * nothing. Database failures (no table, a lock wait timed out, a deadlock, a serialization failure
  * under {@code REPEATABLE READ} or {@code SERIALIZABLE} isolation when another transaction admitted
- * for the same resource meanwhile) throw the driver's {@link SQLException}, unwrapped, as the
- * caller's own statements do: roll back, and retry the transaction if its SQLState says so. No
- * method commits, rolls back or changes the caller's connection.
+ * for the same resource meanwhile, which H2 may report as a deadlock or a duplicate key) throw the
+ * driver's {@link SQLException}, unwrapped, as the caller's own statements do: roll back, and retry
+ * the transaction if its SQLState says so. No method commits, rolls back or changes the caller's
+ * connection.
  *
  * <p><b>Limits.</b> Only writes made in a transaction that admitted the token are fenced; a write
  * made outside one is not. Resource names are at most 255 characters in the table's default DDL
