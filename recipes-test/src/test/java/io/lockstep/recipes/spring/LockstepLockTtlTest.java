@@ -2,6 +2,7 @@ package io.lockstep.recipes.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.LockAttempt;
@@ -11,20 +12,27 @@ import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.assertj.core.api.SoftAssertions;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.integration.util.CheckedCallable;
+import org.springframework.integration.util.CheckedRunnable;
 
 /**
  * Time to live of the registry's holds ({@code DistributedLock}, {@code RenewableLockRegistry}): a
@@ -244,6 +252,91 @@ class LockstepLockTtlTest {
   }
 
   /** Whether the calling thread's hold was lost (the owning thread must ask). */
+  /**
+   * Each of Spring's four {@code executeLocked} forms, with a task that fails after its hold's time
+   * to live ran out: the caller gets the task's own exception, the unlock's {@code
+   * ConcurrentModificationException} suppressed in it. Before, Spring's default methods unlocked in
+   * a {@code finally}, and the unlock's exception replaced the task's.
+   */
+  @Test
+  void executeLocked_taskFailingAfterItsTtlRanOut_throwsItsOwnException_expirySuppressed() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    registry.setDefaultTtl(Duration.ofMillis(200));
+    CheckedRunnable<IOException> runnable =
+        () -> {
+          await().pollInSameThread().until(() -> isLost(registry.obtain("orders")));
+          throw new IOException("disk full");
+        };
+    CheckedCallable<String, IOException> callable =
+        () -> {
+          runnable.run();
+          return "not reached";
+        };
+
+    SoftAssertions softly = new SoftAssertions(); // each form's failure, not the first one's only
+    for (Map.Entry<String, ThrowingCallable> form :
+        executeLockedForms(registry, runnable, callable)) {
+      Throwable thrown = catchThrowable(form.getValue());
+      softly.assertThat(thrown).as(form.getKey()).isInstanceOf(IOException.class);
+      softly
+          .assertThat(thrown.getSuppressed())
+          .as(form.getKey() + ": suppressed")
+          .hasExactlyElementsOfTypes(ConcurrentModificationException.class);
+      softly
+          .assertThat(registry.obtain("orders").fencedLock().isAcquiredInThisProcess())
+          .as(form.getKey() + ": released")
+          .isFalse();
+    }
+    softly.assertAll();
+  }
+
+  /**
+   * Each {@code executeLocked} form, with a task that returns after its hold's time to live ran
+   * out: the expiry is what the caller gets, {@code ConcurrentModificationException}, as from
+   * {@code unlock()}.
+   */
+  @Test
+  void executeLocked_taskSucceedingAfterItsTtlRanOut_throwsConcurrentModification() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    registry.setDefaultTtl(Duration.ofMillis(200));
+    CheckedRunnable<RuntimeException> runnable =
+        () -> await().pollInSameThread().until(() -> isLost(registry.obtain("orders")));
+    CheckedCallable<String, RuntimeException> callable =
+        () -> {
+          runnable.run();
+          return "done, too late";
+        };
+
+    for (Map.Entry<String, ThrowingCallable> form :
+        executeLockedForms(registry, runnable, callable)) {
+      assertThatThrownBy(form.getValue())
+          .as(form.getKey())
+          .isInstanceOf(ConcurrentModificationException.class)
+          .hasMessageContaining("time to live");
+      assertThat(registry.obtain("orders").fencedLock().isAcquiredInThisProcess())
+          .as(form.getKey() + ": released")
+          .isFalse();
+    }
+  }
+
+  /** The four {@code executeLocked} forms of Spring's {@code LockRegistry}, on the key "orders". */
+  private static <E extends Throwable>
+      Iterable<Map.Entry<String, ThrowingCallable>> executeLockedForms(
+          LockstepLockRegistry registry,
+          CheckedRunnable<E> runnable,
+          CheckedCallable<String, E> callable) {
+    Map<String, ThrowingCallable> forms = new LinkedHashMap<>();
+    forms.put("executeLocked(key, runnable)", () -> registry.executeLocked("orders", runnable));
+    forms.put("executeLocked(key, callable)", () -> registry.executeLocked("orders", callable));
+    forms.put(
+        "executeLocked(key, wait, runnable)",
+        () -> registry.executeLocked("orders", Duration.ofSeconds(10), runnable));
+    forms.put(
+        "executeLocked(key, wait, callable)",
+        () -> registry.executeLocked("orders", Duration.ofSeconds(10), callable));
+    return forms.entrySet();
+  }
+
   private static boolean isLost(LockstepLock lock) {
     try {
       lock.fencedLock().checkHeld();

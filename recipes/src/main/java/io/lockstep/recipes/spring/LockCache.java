@@ -177,6 +177,21 @@ final class LockCache {
     }
   }
 
+  /**
+   * {@code age} in milliseconds, a fraction of a millisecond counting as a whole one; an age too
+   * long to count saturates.
+   */
+  static long ageMillis(Duration age) {
+    try {
+      long millis = age.toMillis();
+      return !age.isNegative() && age.toNanosPart() % 1_000_000 != 0
+          ? Math.addExact(millis, 1)
+          : millis;
+    } catch (ArithmeticException tooLong) {
+      return age.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+  }
+
   /** The keys of the cached locks, least recently obtained (or locked) first. */
   List<String> keys() {
     cacheLock.lock();

@@ -11,9 +11,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.integration.util.CheckedCallable;
+import org.springframework.integration.util.CheckedRunnable;
 
 /**
  * A Spring Integration lock registry on Lockstep: the drop-in replacement for Spring's {@code
@@ -55,7 +58,9 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *
  * <p>Spring's {@code executeLocked(key, ...)} methods work as {@code LockRegistry} describes them:
  * they lock interruptibly (or within a budget, throwing {@link
- * java.util.concurrent.TimeoutException} when it runs out), run the task and unlock.
+ * java.util.concurrent.TimeoutException} when it runs out), run the task and unlock. A task's own
+ * exception reaches the caller even when the unlock fails too (its time to live ran out): the
+ * unlock's {@code ConcurrentModificationException} is added to it as suppressed.
  *
  * <p><b>Time to live and renewal.</b> {@link LockstepLock#lock(java.time.Duration)} and {@link
  * LockstepLock#tryLock(java.time.Duration, java.time.Duration)} take a hold that is lost, and its
@@ -76,15 +81,10 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * Spring's registry.
  *
  * <p><b>Where Spring's {@code ZookeeperLockRegistry} differs</b> (each case in the Spring page of
- * the documentation): {@link java.util.concurrent.locks.Lock#unlock()} by a thread that does not
- * hold the lock throws {@link IllegalMonitorStateException} itself, as {@code ReentrantLock} does,
- * where Spring's throws a {@code MessagingException} caused by Curator's; ZooKeeper failures throw
- * {@code LockException}, where Spring's throws {@code IllegalStateException} or {@code
- * MessagingException}; with ZooKeeper unreachable, {@code lockInterruptibly()} (so also {@code
- * executeLocked} without a budget) throws {@code LockException} once the client gives up, where
- * Spring's tries again every second until ZooKeeper is back or the thread is interrupted; {@code
- * tryLock()} makes one attempt, where Spring's waits up to a second; the cache counts an acquire
- * under way as use, and keeps its bound by passing over locks in use.
+ * the documentation): the exceptions of an unlock without a hold ({@link
+ * IllegalMonitorStateException} itself) and of ZooKeeper failures ({@code LockException}); {@code
+ * lockInterruptibly()} with ZooKeeper unreachable (it gives up with the client); {@code tryLock()}
+ * (one attempt); and the cache, which counts an acquire under way as use.
  *
  * <p><b>Limits.</b> The registry keeps the {@link #DEFAULT_CACHE_CAPACITY} (30,000, as Spring's)
  * most recently used locks and every lock in use; {@link #setCacheCapacity(int)} changes the bound,
@@ -203,17 +203,7 @@ public final class LockstepLockRegistry
    *     other ({@code "a"} and {@code "a/b"}), or too many for one ZooKeeper transaction
    */
   public LockstepLock obtainAll(Collection<?> keys) {
-    Objects.requireNonNull(keys, "keys");
-    if (keys.isEmpty()) {
-      throw new IllegalArgumentException("keys is empty: name at least one key");
-    }
-    TreeMap<String, String> pathsByKey = new TreeMap<>();
-    for (Object key : keys) {
-      String name = RegistryPaths.keyOf(key);
-      if (pathsByKey.put(name, paths.pathOf(name)) != null) {
-        throw new IllegalArgumentException("keys names '" + name + "' twice: " + keys);
-      }
-    }
+    TreeMap<String, String> pathsByKey = paths.pathsByKey(keys);
     if (pathsByKey.size() == 1) {
       return obtain(pathsByKey.firstKey());
     }
@@ -230,6 +220,32 @@ public final class LockstepLockRegistry
       throw new IllegalArgumentException("keys " + keys + ": " + e.getMessage(), e);
     }
     return cache.cached(cacheKey, made);
+  }
+
+  @Override
+  public <E extends Throwable> void executeLocked(Object lockKey, CheckedRunnable<E> runnable)
+      throws E, InterruptedException {
+    LockedTasks.call(obtain(lockKey), LockedTasks.callable(runnable));
+  }
+
+  @Override
+  public <T, E extends Throwable> T executeLocked(Object lockKey, CheckedCallable<T, E> callable)
+      throws E, InterruptedException {
+    return LockedTasks.call(obtain(lockKey), callable);
+  }
+
+  @Override
+  public <E extends Throwable> void executeLocked(
+      Object lockKey, Duration waitLockDuration, CheckedRunnable<E> runnable)
+      throws E, InterruptedException, TimeoutException {
+    LockedTasks.call(obtain(lockKey), lockKey, waitLockDuration, LockedTasks.callable(runnable));
+  }
+
+  @Override
+  public <T, E extends Throwable> T executeLocked(
+      Object lockKey, Duration waitLockDuration, CheckedCallable<T, E> callable)
+      throws E, InterruptedException, TimeoutException {
+    return LockedTasks.call(obtain(lockKey), lockKey, waitLockDuration, callable);
   }
 
   /**
@@ -314,17 +330,7 @@ public final class LockstepLockRegistry
    * @throws NullPointerException if {@code age} is null
    */
   public void expireUnusedOlderThan(Duration age) {
-    Objects.requireNonNull(age, "age");
-    long millis;
-    try {
-      millis = age.toMillis();
-      if (!age.isNegative() && age.toNanosPart() % 1_000_000 != 0) {
-        millis = Math.addExact(millis, 1);
-      }
-    } catch (ArithmeticException tooLong) {
-      millis = age.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
-    expireUnusedOlderThan(millis);
+    expireUnusedOlderThan(LockCache.ageMillis(Objects.requireNonNull(age, "age")));
   }
 
   /**

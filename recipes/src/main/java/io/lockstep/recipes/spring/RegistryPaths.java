@@ -1,7 +1,9 @@
 package io.lockstep.recipes.spring;
 
 import io.lockstep.recipes.locks.KeyLayout;
+import java.util.Collection;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.curator.utils.PathUtils;
 
 /**
@@ -66,6 +68,22 @@ final class RegistryPaths {
               + e.getMessage(),
           e);
     }
+  }
+
+  /** The lock paths of {@code keys} by key, in key order, checked: at least one, none twice. */
+  TreeMap<String, String> pathsByKey(Collection<?> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("keys is empty: name at least one key");
+    }
+    TreeMap<String, String> pathsByKey = new TreeMap<>();
+    for (Object key : keys) {
+      String name = keyOf(key);
+      if (pathsByKey.put(name, pathOf(name)) != null) {
+        throw new IllegalArgumentException("keys names '" + name + "' twice: " + keys);
+      }
+    }
+    return pathsByKey;
   }
 
   private String root() {
