@@ -319,6 +319,57 @@ class LockstepLockTtlTest {
     }
   }
 
+  /**
+   * A hold unlocked through {@code lockView()} leaves its deadline behind: the thread's next {@code
+   * lock(ttl)} times its own hold, and does not extend the one left behind.
+   */
+  @Test
+  void lockWithTtl_afterAnUnlockThroughTheLockView_timesTheNewHold() {
+    LockstepLock lock = new LockstepLockRegistry(zk.newClient(), zk.path("r")).obtain("orders");
+    lock.lock(Duration.ofMinutes(5));
+    lock.lockView().unlock(); // the view knows no deadlines
+
+    lock.lock(Duration.ofMillis(200));
+
+    await().pollInSameThread().until(() -> isLost(lock));
+    assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+  }
+
+  /**
+   * {@code renewLock} of a hold taken without a time to live, after an earlier hold was unlocked
+   * through {@code lockView()}: the new hold gets the deadline, not the one left behind.
+   */
+  @Test
+  void renewLock_afterAnUnlockThroughTheLockView_timesTheNewHold() {
+    LockstepLockRegistry registry = new LockstepLockRegistry(zk.newClient(), zk.path("r"));
+    LockstepLock lock = registry.obtain("orders");
+    lock.lock(Duration.ofMinutes(5));
+    lock.lockView().unlock();
+    lock.lock(); // no time to live
+
+    registry.renewLock("orders", Duration.ofMillis(200));
+
+    await().pollInSameThread().until(() -> isLost(lock));
+    assertThatThrownBy(lock::unlock).isInstanceOf(ConcurrentModificationException.class);
+  }
+
+  /**
+   * An expired hold cleared through {@code lockView()} (which unlocks a lost hold silently): the
+   * thread's next hold, without a time to live, is unlocked without an exception; it never expired.
+   */
+  @Test
+  void unlock_afterAnExpiredHoldWasClearedThroughTheLockView_doesNotReportTheOldExpiry() {
+    LockstepLock lock = new LockstepLockRegistry(zk.newClient(), zk.path("r")).obtain("orders");
+    lock.lock(Duration.ofMillis(100));
+    await().pollInSameThread().until(() -> isLost(lock));
+    lock.lockView().unlock();
+    lock.lock(); // no time to live
+
+    lock.unlock(); // the new hold did not expire: no ConcurrentModificationException
+
+    assertThat(lock.fencedLock().isAcquiredInThisProcess()).isFalse();
+  }
+
   /** The four {@code executeLocked} forms of Spring's {@code LockRegistry}, on the key "orders". */
   private static <E extends Throwable>
       Iterable<Map.Entry<String, ThrowingCallable>> executeLockedForms(

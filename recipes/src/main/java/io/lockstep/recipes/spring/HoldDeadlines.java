@@ -22,6 +22,8 @@ final class HoldDeadlines {
    * against the unlock: if the expiry came first, the hold was LOST when the unlock released it, and
    * the unlock throws ConcurrentModificationException, as Spring's JDBC and Redis registries do for
    * a lock whose record expired; otherwise the expiry finds the hold released and does nothing.
+   * A hold unlocked through the lock's view leaves its deadline in the map: every look-up
+   * (granted, renew, unlock) drops a deadline that is not for the thread's current hold.
    */
 
   private final Ownership ownership;
@@ -42,17 +44,32 @@ final class HoldDeadlines {
       return;
     }
     Attempt hold = ownership.current();
-    Thread thread = Thread.currentThread();
-    HoldDeadline deadline = byThread.get(thread);
-    if (deadline != null && deadline.isFor(hold)) {
+    HoldDeadline deadline = deadlineOf(hold);
+    if (deadline != null) {
       // Fails if the time to live ran out as the hold was re-entered: the deadline is kept, so
       // that the last unlock reports the expiry.
       var unused = deadline.extend(ttl);
       return;
     }
-    deadline = new HoldDeadline(hold, false); // a first TTL, or one left by an earlier hold
-    byThread.put(thread, deadline);
+    deadline = new HoldDeadline(hold, false);
+    byThread.put(Thread.currentThread(), deadline);
     deadline.extend(ttl);
+  }
+
+  /**
+   * The calling thread's deadline for {@code hold}, or null. A deadline left by an earlier hold of
+   * the thread (one unlocked through the lock's view, which knows no deadlines) is dropped: it must
+   * neither time nor report on a later hold.
+   */
+  private HoldDeadline deadlineOf(Attempt hold) {
+    Thread thread = Thread.currentThread();
+    HoldDeadline deadline = byThread.get(thread);
+    if (deadline == null || deadline.isFor(hold)) {
+      return deadline;
+    }
+    byThread.remove(thread, deadline);
+    deadline.end();
+    return null;
   }
 
   /**
@@ -64,7 +81,7 @@ final class HoldDeadlines {
    */
   void renew(Duration ttl, Object key) {
     Attempt hold = ownership.current(); // IllegalMonitorStateException if the thread does not hold
-    HoldDeadline deadline = byThread.get(Thread.currentThread());
+    HoldDeadline deadline = deadlineOf(hold);
     try {
       hold.checkNotLost();
     } catch (LockOwnershipLostException lost) {
@@ -104,11 +121,12 @@ final class HoldDeadlines {
   void unlock(Runnable unlock) {
     Thread thread = Thread.currentThread();
     boolean last = ownership.holdCount() == 1;
+    Attempt hold = last ? ownership.current() : null;
     HoldDeadline deadline = last ? byThread.remove(thread) : null;
     unlock.run(); // throws IllegalMonitorStateException if not held: then nothing was removed
     if (deadline != null) {
       deadline.end();
-      if (deadline.expired()) {
+      if (deadline.expired() && deadline.isFor(hold)) { // not an earlier hold's, left behind
         throw new ConcurrentModificationException(
             "Lock "
                 + description
