@@ -166,6 +166,34 @@ class LockstepLockRegistryCacheTest {
   }
 
   /**
+   * The expiry racing {@code executeLocked}, one step at a time: a thread obtains the key's lock,
+   * every unused lock is dropped before its attempt starts, and another thread obtains the key (a
+   * new lock object) and locks it. Two lock objects of one key then exist in the process, but they
+   * queue on the same path: the two threads never hold at once, and the second one's attempt leaves
+   * nothing behind.
+   */
+  @Test
+  void expiryBetweenObtainAndLock_twoLockObjectsOfOneKey_stillExcludeEachOther() throws Exception {
+    LockstepLockRegistry registry = newRegistry();
+    LockstepLock first = registry.obtain("k");
+    registry.expireUnusedOlderThan(-1); // before first's attempt starts
+    LockstepLock second = registry.obtain("k");
+    assertThat(second).as("dropped unused: a new object").isNotSameAs(first);
+
+    first.lock();
+    try (LockThread other = new LockThread("other thread")) {
+      assertThat(other.call(() -> second.tryLock(300, TimeUnit.MILLISECONDS)).get())
+          .as("the other lock object of the key, while the first is held")
+          .isFalse();
+      CompletableFuture<Boolean> waiting = other.call(() -> second.tryLock(10, TimeUnit.SECONDS));
+      first.unlock();
+      assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(first.tryLock()).as("now the other thread holds").isFalse();
+      other.run(second::unlock).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
    * Spring's concurrentObtainCapacityTest, with each thread checking its held lock stays cached.
    */
   @Test
