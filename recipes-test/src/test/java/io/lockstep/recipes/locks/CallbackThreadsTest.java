@@ -187,6 +187,108 @@ class CallbackThreadsTest {
     assertThat(threads.get("acl")).isNotEmpty().noneMatch(name -> name.contains("EventThread"));
   }
 
+  /**
+   * A request for two leases of a semaphore whose second lease is taken elsewhere: its first fast
+   * try is granted, its second finds no lease free, and the request queues for the {@code locks}
+   * mutex once it heard that verdict on ZooKeeper's event thread. The ACLProvider asked for the
+   * mutex's node is asked elsewhere.
+   */
+  @Test
+  void aSemaphoreRequestForTwoLeases_asksTheAclProviderOffZooKeepersEventThread() throws Exception {
+    CountingSemaphore other = new CountingSemaphore(zk.newClient(), zk.path("semaphore"), 2);
+    LockHold taken = other.hold();
+    CuratorFramework client = zk.newClient(b -> b.aclProvider(recordingAcl()));
+    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("semaphore"), 2);
+
+    CompletableFuture<List<LockHold>> two =
+        CompletableFuture.supplyAsync(() -> leases(semaphore, 2), workers);
+    await()
+        .until(
+            () -> !ZooKeeperExtension.childrenOrNone(client, zk.path("semaphore/locks")).isEmpty());
+    taken.close();
+    assertThat(two.get(10, TimeUnit.SECONDS)).hasSize(2).allSatisfy(LockHold::close);
+
+    assertThat(asked())
+        .as("paths and threads the ACLProvider was asked on")
+        .isNotEmpty()
+        .noneMatch(CallbackThreadsTest::onEventThread);
+  }
+
+  /**
+   * A request whose fast try finds no lease free queues for the {@code locks} mutex when it hears
+   * that verdict, on ZooKeeper's event thread: the ACLProvider asked for the mutex's node is asked
+   * elsewhere.
+   */
+  @Test
+  void aSemaphoresMutexAfterAFailedFastTry_asksTheAclProviderOffZooKeepersEventThread()
+      throws Exception {
+    LockHold taken =
+        new CountingSemaphore(zk.newClient(), zk.path("semaphore"), 1).hold(); // the only lease
+    CuratorFramework client = zk.newClient(b -> b.aclProvider(recordingAcl()));
+    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("semaphore"), 1);
+
+    CompletableFuture<LockHold> lease = semaphore.acquireAsync().toCompletableFuture();
+    await()
+        .until(
+            () -> !ZooKeeperExtension.childrenOrNone(client, zk.path("semaphore/locks")).isEmpty());
+    taken.close();
+    lease.get(10, TimeUnit.SECONDS).close();
+
+    assertThat(asked())
+        .as("paths and threads the ACLProvider was asked on")
+        .anyMatch(ask -> ask.contains("/locks/"))
+        .noneMatch(CallbackThreadsTest::onEventThread);
+  }
+
+  /**
+   * Each lease of a request for several is an acquisition of its own: the second one's attempt
+   * starts when the first's grant is heard, on ZooKeeper's event thread. Its observers' {@code
+   * attemptStarted} runs elsewhere.
+   */
+  @Test
+  void aSemaphoreRequestForSeveralLeases_tellsAttemptStartedOffZooKeepersEventThread()
+      throws Exception {
+    CuratorFramework client = zk.newClient();
+    LockObservers.of(client)
+        .addListener(
+            new LockObserver() {
+              @Override
+              public void attemptStarted(LockAttempt attempt) {
+                ran("attemptStarted");
+              }
+            });
+    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("semaphore"), 3);
+
+    List<LockHold> three = new CopyOnWriteArrayList<>();
+    try (LockThread caller = new LockThread("caller")) {
+      caller.run(() -> three.addAll(leases(semaphore, 3))).get(10, TimeUnit.SECONDS);
+    }
+    assertThat(three).hasSize(3).allSatisfy(LockHold::close);
+
+    assertThat(threads.get("attemptStarted"))
+        .as("threads attemptStarted ran on, one per lease")
+        .hasSize(3)
+        .startsWith("caller")
+        .noneMatch(CallbackThreadsTest::onEventThread);
+  }
+
+  private static List<LockHold> leases(CountingSemaphore semaphore, int qty) {
+    try {
+      return semaphore.tryHold(qty, Duration.ofSeconds(10));
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** What the ACLProvider was asked: each path, and the thread it was asked on. */
+  private List<String> asked() {
+    return threads.getOrDefault("acl path", List.of());
+  }
+
+  private static boolean onEventThread(String thread) {
+    return thread.contains("EventThread");
+  }
+
   /** An ACLProvider that records the threads it is asked on, as "acl". */
   private ACLProvider recordingAcl() {
     return new ACLProvider() {
@@ -199,6 +301,9 @@ class CallbackThreadsTest {
       @Override
       public List<ACL> getAclForPath(String path) {
         ran("acl");
+        threads
+            .computeIfAbsent("acl path", c -> new CopyOnWriteArrayList<>())
+            .add(path + " on " + Thread.currentThread().getName());
         return ZooDefs.Ids.OPEN_ACL_UNSAFE;
       }
     };

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
@@ -25,8 +25,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A request withdrawn while one of its attempts is still starting (a close of the semaphore object,
  * or a cancel of the stage, in another thread): the withdrawal waits for the start, the request
  * ends, and no node is left, so Curator's semaphore, whose waiters always take the {@code locks}
- * mutex, gets the lease that is free. The start is held at the mutex's first create: the client's
- * ACLProvider is asked then, and this one waits until the test has withdrawn the request.
+ * mutex, gets the lease that is free. The start is held at the mutex's first create: a request
+ * resolves the mutex's node shape ahead, in the caller's thread, and when that failed, the create
+ * asks the client's ACLProvider again as the mutex attempt starts (off ZooKeeper's event thread).
+ * This ACLProvider fails the first ask for a {@code locks} node, and holds the second until the
+ * test has withdrawn the request.
  */
 @Timeout(60)
 class CountingSemaphoreStartRaceTest {
@@ -34,9 +37,9 @@ class CountingSemaphoreStartRaceTest {
 
   private final CountDownLatch starting = new CountDownLatch(1);
   private final CountDownLatch resume = new CountDownLatch(1);
-  private final AtomicBoolean paused = new AtomicBoolean();
+  private final AtomicInteger locksAsks = new AtomicInteger();
 
-  /** Pauses the first create of a {@code locks} node until {@link #resume}. */
+  /** Fails the first ask for a {@code locks} node, and pauses the second until {@link #resume}. */
   private final ACLProvider pausesTheMutexStart =
       new ACLProvider() {
         @Override
@@ -46,7 +49,11 @@ class CountingSemaphoreStartRaceTest {
 
         @Override
         public List<ACL> getAclForPath(String path) {
-          if (path.contains("/locks/") && paused.compareAndSet(false, true)) {
+          int ask = path.contains("/locks/") ? locksAsks.incrementAndGet() : 0;
+          if (ask == 1) {
+            throw new IllegalStateException("not yet: the mutex's create asks again");
+          }
+          if (ask == 2) {
             starting.countDown();
             try {
               resume.await(20, TimeUnit.SECONDS);

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.internal.engine;
 
 import io.lockstep.recipes.internal.queue.NodeNames;
+import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.NodeCreates;
 import io.lockstep.recipes.internal.zk.NodeDeletes;
 import io.lockstep.recipes.internal.zk.Retries;
@@ -151,6 +152,26 @@ public final class LockSettings {
 
   NodeCreates creates() {
     return requests.creates();
+  }
+
+  /**
+   * Whether a create of this lock's in {@code slot} runs no user code: see {@link
+   * NodeCreates#resolved}.
+   */
+  public boolean resolved(Slot slot) {
+    return creates().resolved(slot);
+  }
+
+  /**
+   * Resolves how this lock's nodes in {@code slot} are created, unless that was done: asks the
+   * client's ACLProvider in the calling thread (see {@link NodeCreates#resolve}).
+   *
+   * @throws io.lockstep.recipes.locks.LockException if the ACLProvider failed
+   */
+  public void resolve(Slot slot) {
+    if (!resolved(slot)) {
+      creates().resolve(slot, protectionIds.get());
+    }
   }
 
   NodeDeletes deletes() {

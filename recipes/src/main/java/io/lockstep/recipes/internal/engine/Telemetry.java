@@ -1,5 +1,6 @@
 package io.lockstep.recipes.internal.engine;
 
+import io.lockstep.recipes.internal.zk.ZkRequests;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockAttempt;
 import io.lockstep.recipes.locks.LockObserver;
@@ -131,11 +132,21 @@ final class Telemetry {
     return new Telemetry(this, carrier);
   }
 
-  /** In the acquiring thread, before the attempt sends anything; nothing for a carried one. */
+  /**
+   * In the acquiring thread, before the attempt sends anything; nothing for a carried one. An
+   * attempt started on ZooKeeper's event thread (a semaphore's next lease, started when the last
+   * verdict was heard there) queues it for the notifier's thread instead, ahead of its other
+   * notices: observers never run on the event thread.
+   */
   void started() {
     if (first == this && settings.hasObservers()) {
       LockAttempt attempt = attempt();
-      lifecycle.notifier().deliverNow(notice(observer -> observer.attemptStarted(attempt)));
+      Runnable notice = notice(observer -> observer.attemptStarted(attempt));
+      if (ZkRequests.onEventThread()) {
+        lifecycle.notifier().submit(notice);
+      } else {
+        lifecycle.notifier().deliverNow(notice);
+      }
     }
   }
 

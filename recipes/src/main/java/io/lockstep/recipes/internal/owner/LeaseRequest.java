@@ -8,6 +8,7 @@ import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.zk.Callbacks;
+import io.lockstep.recipes.internal.zk.ZkRequests;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -108,9 +109,38 @@ final class LeaseRequest {
       run(withdrawNow[0]);
     }
     if (drain[0]) {
-      outbox.drain();
+      drain(steps);
     }
     return !refused;
+  }
+
+  /**
+   * Carries out the steps queued: here, or on the scheduler when this is ZooKeeper's event thread
+   * and one of the steps {@code decided} starts an attempt whose create would ask the client's
+   * ACLProvider (the mutex's first create, after a verdict heard there), as the engine's {@code
+   * Enqueuer} sends a create with its directories. Only then: once a queue's node shape is
+   * resolved, no user code runs in a start (observers hear {@code attemptStarted} through the
+   * attempt's notifier), and the request's progress does not wait for Lockstep's shared pool.
+   */
+  private void drain(List<LeaseStep> decided) {
+    if (ZkRequests.onEventThread() && asksAclProvider(decided)) {
+      try {
+        leases.execute(outbox::drain);
+        return;
+      } catch (RuntimeException refused) {
+        // drained here after all
+      }
+    }
+    outbox.drain();
+  }
+
+  private boolean asksAclProvider(List<LeaseStep> decided) {
+    for (LeaseStep step : decided) {
+      if (leases.asksAclProvider(step)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Carries out one step; none blocks. */

@@ -233,6 +233,13 @@ public final class Leases implements HoldSource {
 
   private LeaseRequest start(int qty, Budget budget) {
     waiting.checkOpen();
+    try {
+      // In the caller's thread: the mutex is started on ZooKeeper's event thread, and its create
+      // then asks no user code. A failure is the mutex create's to meet again (see LeaseRequest).
+      mutexSettings.resolve(mutexSlot);
+    } catch (RuntimeException asked) {
+      // the create asks again, off the event thread
+    }
     LeaseRequest request = LeaseRequest.start(this, qty, budget);
     return waiting.track(request, request.done());
   }
@@ -279,6 +286,18 @@ public final class Leases implements HoldSource {
   /** A lease attempt, carrying on {@code carried}'s acquisition for observers (or a new one). */
   Acquisition startLease(Observation carried) {
     return Acquisition.start(leaseSettings, List.of(leaseSlot), null, null, carried);
+  }
+
+  /**
+   * Whether starting {@code step}'s attempt would ask the client's ACLProvider (user code): its
+   * queue's node shape is not resolved yet, as at the first mutex of a semaphore object.
+   */
+  boolean asksAclProvider(LeaseStep step) {
+    if (step instanceof LeaseStep.StartMutex) {
+      return !mutexSettings.resolved(mutexSlot);
+    }
+    return (step instanceof LeaseStep.StartFast || step instanceof LeaseStep.StartLease)
+        && !leaseSettings.resolved(leaseSlot);
   }
 
   Attempt startMutex(PlaceHooks hooks) {

@@ -159,6 +159,26 @@ public final class NodeCreates {
   }
 
   /**
+   * Whether a create in {@code slot} runs no user code: the shape of its nodes was resolved for
+   * this client already, so the client's ACLProvider (and its compression) is not asked again.
+   */
+  public boolean resolved(Slot slot) {
+    NodeShape shape = slot.shape();
+    return shape != null && shape.isFor(client);
+  }
+
+  /**
+   * Resolves the shape of {@code slot}'s nodes now, as its first create would (for a node named
+   * with {@code protectionId}), so that the creates to come ask no user code: in a thread where the
+   * ACLProvider may run, ahead of creates sent from ZooKeeper's event thread.
+   *
+   * @throws LockException if the ACLProvider failed (a create asks it again)
+   */
+  public void resolve(Slot slot, String protectionId) {
+    var unused = shape(slot, slot.nodePathToCreate(protectionId));
+  }
+
+  /**
    * {@code made}, or the last shape resolved if it is the same: the slots of a client's locks share
    * one shape while their ACL and data are the same (the usual case: an ACLProvider that gives
    * every path the same ACL), so an idle lock object per key keeps none of its own.

@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
 public final class ZkRequests {
   private static final Logger log = LoggerFactory.getLogger(ZkRequests.class);
 
+  /** The class of a ZooKeeper client's event thread (package-private in ZooKeeper). */
+  private static final String EVENT_THREAD = "org.apache.zookeeper.ClientCnxn$EventThread";
+
   private final CuratorFramework client;
   private volatile CuratorFramework raw; // the client without its namespace, once made: see raw()
   private final Retries retries;
@@ -59,6 +62,14 @@ public final class ZkRequests {
 
   CuratorFramework client() {
     return client;
+  }
+
+  /**
+   * Whether the calling thread is a ZooKeeper client's event thread, where answers and watches are
+   * delivered: work that would run user code there (an ACLProvider, an observer) goes elsewhere.
+   */
+  public static boolean onEventThread() {
+    return Thread.currentThread().getClass().getName().equals(EVENT_THREAD);
   }
 
   /**
