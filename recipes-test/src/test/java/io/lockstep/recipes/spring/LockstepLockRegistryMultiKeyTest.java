@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.locks.KeyLayout;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.MultiMutex;
+import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.LockThread;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
@@ -164,6 +166,31 @@ class LockstepLockRegistryMultiKeyTest {
 
     assertThat(registry.cachedKeys()).containsExactly("c");
     assertThat(registry.obtainAll(List.of("a", "b"))).isNotSameAs(both);
+  }
+
+  @Test
+  void aKeySpelledAsSeveralKeysCacheEntry_getsALockOfItsOwn_andTheyGetTheirs() {
+    // With a key layout, a key may hold any character, also the one that separates the keys of a
+    // several keys' lock in the cache: "\0a\0b" is one key, locked at its own path.
+    String root = zk.path("registry");
+    String oneKey = "\u0000a\u0000b";
+    LockstepLockRegistry severalFirst = new LockstepLockRegistry(zk.newClient(), root);
+    severalFirst.setKeyLayout(KeyLayout.flat());
+    LockstepLock both = severalFirst.obtainAll(List.of("a", "b"));
+
+    LockstepLock single = severalFirst.obtain(oneKey);
+
+    assertThat(single).as("the lock of the key %s", severalFirst.pathOf(oneKey)).isNotSameAs(both);
+    assertThat(single.fencedLock()).isInstanceOf(ReentrantMutex.class);
+
+    LockstepLockRegistry singleFirst = new LockstepLockRegistry(zk.newClient(), root);
+    singleFirst.setKeyLayout(KeyLayout.flat());
+    LockstepLock theKey = singleFirst.obtain(oneKey);
+
+    assertThat(singleFirst.obtainAll(List.of("b", "a")).fencedLock())
+        .as("the lock of the keys a and b")
+        .isInstanceOf(MultiMutex.class);
+    assertThat(singleFirst.obtain(oneKey)).isSameAs(theKey);
   }
 
   @Test

@@ -108,8 +108,8 @@ public final class LockstepLockRegistry
   public static final int DEFAULT_CACHE_CAPACITY = 30_000;
 
   /**
-   * Starts and separates the keys in the cache key of several keys' lock: ZooKeeper refuses the
-   * character in paths, so no single key contains it.
+   * Starts and separates the paths in a several keys' cache key; no path has it, but a key may (a
+   * layout encodes it): such a key is cached as "\0\0" and the key, which no several keys' lock is.
    */
   private static final String MULTI = "\u0000";
 
@@ -162,8 +162,9 @@ public final class LockstepLockRegistry
   public LockstepLock obtain(Object key) {
     String name = RegistryPaths.keyOf(key);
     String path = paths.pathOf(name);
-    LockstepLock cached = cache.cached(name, null);
-    return cached != null ? cached : cache.cached(name, new ReentrantMutex(client, path));
+    String cacheKey = name.startsWith(MULTI) ? MULTI + name : name;
+    LockstepLock cached = cache.cached(cacheKey, null);
+    return cached != null ? cached : cache.cached(cacheKey, new ReentrantMutex(client, path));
   }
 
   /**
@@ -208,7 +209,7 @@ public final class LockstepLockRegistry
       return obtain(pathsByKey.firstKey());
     }
     List<String> paths = List.copyOf(pathsByKey.values());
-    String cacheKey = MULTI + String.join(MULTI, pathsByKey.keySet());
+    String cacheKey = MULTI + String.join(MULTI, paths);
     LockstepLock cached = cache.cached(cacheKey, null);
     if (cached != null) {
       return cached;
