@@ -90,6 +90,12 @@ class LockedValidationTest {
     }
   }
 
+  /** A method a class-based proxy cannot intercept: it would run without the lock. */
+  static class FinalMethod {
+    @Locked(key = "'job'", whenBusy = Locked.WhenBusy.SKIP)
+    public final void run() {}
+  }
+
   /** Good values, every attribute. */
   static class Fine {
     @Locked(
@@ -147,6 +153,11 @@ class LockedValidationTest {
     assertRefused(BadKey.class, Map.of(), "BadKey.run", "\"#orderId.\"");
     assertRefused(BadFence.class, Map.of(), "BadFence.run", "fence", "is no SpEL expression");
     assertRefused(Later.class, Map.of(), "Later.run", "asynchronous work is not supported");
+  }
+
+  @Test
+  void aFinalMethodOfAClassBasedProxy_failsStartup_ratherThanRunningWithoutTheLock() {
+    assertRefused(FinalMethod.class, Map.of(), "FinalMethod.run", "is final");
   }
 
   @Test

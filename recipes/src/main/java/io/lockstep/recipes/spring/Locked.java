@@ -94,10 +94,11 @@ import java.lang.annotation.Target;
  * nothing is sent to ZooKeeper.
  *
  * <p><b>Limits.</b> Spring AOP proxies: a call from the bean to its own method bypasses the proxy
- * and takes no lock. Methods that return a {@code CompletionStage}, a {@code Future} or a reactive
- * type are refused: the lock would be released before their work ends. A distributed lock is not a
- * JVM mutex (see {@link io.lockstep.recipes.locks.FencedLock}): fence the writes that matter with
- * the hold's token.
+ * and takes no lock, and a {@code final} method of a class-based (CGLIB) proxy is refused at
+ * startup, as its proxy cannot intercept it. Methods that return a {@code CompletionStage}, a
+ * {@code Future} or a reactive type are refused: the lock would be released before their work ends.
+ * A distributed lock is not a JVM mutex (see {@link io.lockstep.recipes.locks.FencedLock}): fence
+ * the writes that matter with the hold's token.
  */
 @Target({ElementType.METHOD, ElementType.ANNOTATION_TYPE})
 @Retention(RetentionPolicy.RUNTIME)

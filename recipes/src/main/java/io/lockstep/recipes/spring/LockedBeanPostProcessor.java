@@ -172,10 +172,15 @@ public class LockedBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPos
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     LockedInterceptor locked = interceptor;
-    if (locked != null && isEligible(bean, beanName)) {
+    boolean eligible = locked != null && isEligible(bean, beanName);
+    if (eligible) {
       locked.check(AopUtils.getTargetClass(bean));
     }
-    return super.postProcessAfterInitialization(bean, beanName);
+    Object proxied = super.postProcessAfterInitialization(bean, beanName);
+    if (eligible && AopUtils.isCglibProxy(proxied)) {
+      locked.checkOverridable(AopUtils.getTargetClass(bean));
+    }
+    return proxied;
   }
 
   /**

@@ -4,9 +4,11 @@ import io.lockstep.recipes.locks.FencedLock;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockHold;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -14,6 +16,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.MethodIntrospector;
@@ -48,13 +51,33 @@ final class LockedInterceptor implements MethodInterceptor {
    * @throws IllegalStateException if an annotation cannot be used, naming the method
    */
   void check(Class<?> targetClass) {
-    Map<Method, Locked> annotated =
-        MethodIntrospector.selectMethods(
+    for (Method method : lockedMethods(targetClass)) {
+      var unused = planOf(method, targetClass);
+    }
+  }
+
+  private static Set<Method> lockedMethods(Class<?> targetClass) {
+    return MethodIntrospector.selectMethods(
             targetClass,
             (MethodIntrospector.MetadataLookup<Locked>)
-                method -> AnnotatedElementUtils.findMergedAnnotation(method, Locked.class));
-    for (Method method : annotated.keySet()) {
-      var unused = planOf(method, targetClass);
+                method -> AnnotatedElementUtils.findMergedAnnotation(method, Locked.class))
+        .keySet();
+  }
+
+  /**
+   * Checks that a class-based proxy of {@code targetClass} intercepts each of its {@code @Locked}
+   * methods: a final one would run on the proxy itself, without the lock.
+   *
+   * @throws IllegalStateException if one is final, naming the method
+   */
+  void checkOverridable(Class<?> targetClass) {
+    for (Method method : lockedMethods(targetClass)) {
+      if (Modifier.isFinal(AopUtils.getMostSpecificMethod(method, targetClass).getModifiers())) {
+        throw new IllegalStateException(
+            planOf(method, targetClass).describe()
+                + " is final: the bean's class-based proxy cannot intercept it, so it would run"
+                + " without the lock; make it non-final, or declare it on an interface");
+      }
     }
   }
 
