@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.support.PropertySourcesPlaceholderConfigurer;
 import org.springframework.core.env.MapPropertySource;
 
 /**
@@ -90,6 +91,11 @@ class LockedValidationTest {
     }
   }
 
+  static class UnresolvableTtl {
+    @Locked(key = "'job'", ttl = "${jobs.missing-ttl}")
+    public void run() {}
+  }
+
   /** A method a class-based proxy cannot intercept: it would run without the lock. */
   static class FinalMethod {
     @Locked(key = "'job'", whenBusy = Locked.WhenBusy.SKIP)
@@ -153,6 +159,27 @@ class LockedValidationTest {
     assertRefused(BadKey.class, Map.of(), "BadKey.run", "\"#orderId.\"");
     assertRefused(BadFence.class, Map.of(), "BadFence.run", "fence", "is no SpEL expression");
     assertRefused(Later.class, Map.of(), "Later.run", "asynchronous work is not supported");
+  }
+
+  @Test
+  void anUnresolvablePlaceholder_failsStartup_namingTheMethodAndTheAttribute() {
+    Throwable thrown =
+        catchThrowable(
+            () -> {
+              AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+              // strict, as Spring Boot's: an unresolvable placeholder throws
+              context.registerBean(PropertySourcesPlaceholderConfigurer.class);
+              context.register(LockedBeanPostProcessor.class, UnresolvableTtl.class);
+              try {
+                context.refresh();
+              } finally {
+                context.close();
+              }
+            });
+    assertThat(thrown).isInstanceOf(BeanCreationException.class);
+    assertThat(thrown)
+        .hasStackTraceContaining(
+            "@Locked method UnresolvableTtl.run: ttl \"${jobs.missing-ttl}\" cannot be resolved");
   }
 
   @Test

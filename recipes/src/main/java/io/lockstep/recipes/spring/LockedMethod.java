@@ -266,7 +266,20 @@ final class LockedMethod {
   private Duration duration(String attribute, String source, boolean positive, boolean counted) {
     String text = source;
     if (beanFactory instanceof ConfigurableBeanFactory configurable) {
-      text = configurable.resolveEmbeddedValue(source);
+      try {
+        text = configurable.resolveEmbeddedValue(source);
+      } catch (IllegalArgumentException e) { // a strict resolver's unresolvable placeholder
+        throw new IllegalStateException(
+            "@Locked method "
+                + name
+                + ": "
+                + attribute
+                + " \""
+                + source
+                + "\" cannot be resolved: "
+                + e.getMessage(),
+            e);
+      }
     }
     if (text == null || text.isBlank()) {
       return null;
