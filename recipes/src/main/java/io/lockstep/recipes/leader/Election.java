@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.slf4j.Logger;
@@ -58,6 +59,8 @@ final class Election {
   private final Outbox<ElectionStep> outbox = new Outbox<>(this::run);
   private final Map<Integer, Attempt> started = new ConcurrentHashMap<>(); // by the machine's ids
   private final Map<Integer, Term> terms = new ConcurrentHashMap<>();
+  // Set by the first close once it let go: completes when the nodes it let go are deleted.
+  private final CompletableFuture<CompletableFuture<Void>> nodesGone = new CompletableFuture<>();
 
   Election(CuratorFramework client, String path, String id, LeaderLayout layout) {
     this.client = client;
@@ -87,7 +90,11 @@ final class Election {
     }
   }
 
-  /** Leaves the election: withdraws the attempt or gives up the term, bounded while connected. */
+  /**
+   * Leaves the election: withdraws the attempt or gives up the term, and waits for their nodes to
+   * go, bounded while connected. A close while another runs waits for the same nodes, in its own
+   * thread.
+   */
   void close() {
     ElectionStep.Leave leave = null;
     for (ElectionStep step : on(new ElectionEvent.Close(new CompletableFuture<>()))) {
@@ -95,28 +102,48 @@ final class Election {
         leave = l;
       }
     }
-    if (leave == null) {
-      return; // closed before
+    if (leave == null) { // closed before, or now in another thread
+      Awaits.whileConnected(nodesGone.join(), settings);
+      return;
     }
-    leave.reached().join(); // the steps before it ran: the attempt it names was started
-    Attempt withdrawn = started.remove(leave.attempt());
-    if (withdrawn != null) {
-      if (withdrawn.withdraw(AcquireOutcome.WITHDRAWN) == Attempt.Outcome.GRANTED) {
-        withdrawn.release(); // granted while we withdrew: nobody took it
-      } else {
-        Awaits.whileConnected(withdrawn.cleanedUp(), settings);
-      }
+    CompletableFuture<Void> gone = CompletableFuture.completedFuture(null);
+    try {
+      gone = letGo(leave);
+    } finally {
+      nodesGone.complete(gone);
     }
-    Term term = terms.remove(leave.term());
-    if (term != null) {
-      term.releaseNode();
-    }
+    Awaits.whileConnected(gone, settings);
     settings.listeners().removeListener(stateListener);
   }
 
-  /** A term given up by its holder: the node goes, the next participant leads, we queue again. */
+  /**
+   * Withdraws the attempt and releases the term {@code leave} names (a term given up meanwhile is
+   * its giver's to release), without waiting for ZooKeeper.
+   *
+   * @return completes once their nodes are deleted
+   */
+  private CompletableFuture<Void> letGo(ElectionStep.Leave leave) {
+    leave.reached().join(); // the steps before it ran: the attempt it names was started
+    CompletableFuture<Void> withdrawing = CompletableFuture.completedFuture(null);
+    Attempt withdrawn = started.remove(leave.attempt());
+    if (withdrawn != null) {
+      withdrawing =
+          withdrawn.withdraw(AcquireOutcome.WITHDRAWN) == Attempt.Outcome.GRANTED
+              ? withdrawn.releaseAsync() // granted while we withdrew: nobody took it
+              : withdrawn.cleanedUp();
+    }
+    Term term = terms.get(leave.term()); // kept: a term given up is told lost once its node goes
+    return term == null ? withdrawing : CompletableFuture.allOf(withdrawing, term.releaseAsync());
+  }
+
+  /**
+   * A term given up by its holder: the node goes, the next participant leads, we queue again. A
+   * term given up before, or taken by the election's close, is not given up twice: this waits for
+   * its node to go as the first did.
+   */
   void relinquish(Term term) {
     if (!term.markClosed()) {
+      term.releaseNode();
       return;
     }
     on(new ElectionEvent.Relinquish(term.id()));
@@ -198,11 +225,35 @@ final class Election {
 
   /** Feeds {@code event} to the machine and carries out its steps; returns them. */
   private List<ElectionStep> on(ElectionEvent event) {
+    return on(m -> m.on(event));
+  }
+
+  /**
+   * Reads a new term's hold and tells the machine if it is not HELD, in one turn of the machine's
+   * lock. The engine changes a hold's state before its notice goes out, so a notice the machine
+   * took before this read is no newer than what it reads, and any newer one comes after: read
+   * outside the lock, an AT_RISK read just before the connection came back could land after the
+   * notice of HELD, and the term stayed at risk with its connection up.
+   */
+  private void check(Term term) {
+    on(
+        m -> {
+          LockState state = term.attemptState();
+          return state == LockState.HELD
+              ? List.of()
+              : m.on(new ElectionEvent.StateChanged(term.epoch(), state));
+        });
+  }
+
+  /**
+   * Feeds the machine under its lock by {@code decide}, then carries out its steps; returns them.
+   */
+  private List<ElectionStep> on(Function<ElectionMachine, List<ElectionStep>> decide) {
     List<ElectionStep> steps = new ArrayList<>();
     boolean drain =
         machine.apply(
             m -> {
-              steps.addAll(m.on(event));
+              steps.addAll(decide.apply(m));
               return post(steps);
             });
     if (drain) {
@@ -235,11 +286,7 @@ final class Election {
     } else if (step instanceof ElectionStep.Release release) {
       var unused = started.remove(release.attempt()).releaseAsync();
     } else if (step instanceof ElectionStep.CheckTerm check) {
-      Term term = terms.get(check.term());
-      LockState state = term.attemptState();
-      if (state != LockState.HELD) {
-        on(new ElectionEvent.StateChanged(term.epoch(), state));
-      }
+      check(terms.get(check.term()));
     } else if (step instanceof ElectionStep.Tell tell) {
       tell(tell.news(), terms.get(tell.term()));
     } else if (step instanceof ElectionStep.TermLost lost) {

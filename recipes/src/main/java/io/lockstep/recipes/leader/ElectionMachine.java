@@ -158,7 +158,8 @@ final class ElectionMachine {
       steps.add(new ElectionStep.Tell(ElectionStep.News.LOST, term));
     }
     steps.add(new ElectionStep.Fail(next, ElectionStep.Ending.CLOSED));
-    steps.add(new ElectionStep.Leave(waiting, term, reached));
+    // A term given up has its node deleted by its giver: the close waits for that delete too.
+    steps.add(new ElectionStep.Leave(waiting, term != NONE ? term : releasing, reached));
     waiting = NONE;
     leader = NONE;
   }

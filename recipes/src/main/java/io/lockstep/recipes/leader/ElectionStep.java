@@ -61,7 +61,8 @@ sealed interface ElectionStep {
   /**
    * The closing caller leaves: once the steps before this one have run, complete {@code reached};
    * the caller then withdraws {@code attempt} (releases it if it was granted meanwhile) and
-   * releases {@code term}'s node, each 0 for none, in its own thread, waiting as a release does.
+   * releases {@code term}'s node (the leader's, or waits for the delete of a term given up
+   * meanwhile), each 0 for none, in its own thread, waiting as a release does.
    */
   record Leave(int attempt, int term, CompletableFuture<Void> reached) implements ElectionStep {}
 }

@@ -140,7 +140,9 @@ public final class LeaderElection implements AutoCloseable {
    * Leaves the election: gives up the leadership, or leaves the queue. Deletes the node before
    * returning while ZooKeeper is reachable (at most the client's connection timeout), else returns
    * at once and the deletion goes on in the background. Listeners hear {@code lost} of a leadership
-   * given up this way. Closing again does nothing.
+   * given up this way. Closing again does nothing more; a close while another close, or the
+   * leadership's {@link Leadership#close()}, is deleting the node waits for that deletion, as
+   * bounded.
    */
   @Override
   public void close() {

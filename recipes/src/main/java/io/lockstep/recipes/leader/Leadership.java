@@ -47,7 +47,8 @@ public interface Leadership extends LockHold {
    * most the client's connection timeout; else the deletion goes on in the background), after which
    * the next participant is elected. The election, unless closed, re-enters the queue (as Curator's
    * selector does with auto-requeue). Closing again, or closing a lost leadership, does nothing
-   * more.
+   * more, but for waiting as bounded for a deletion under way (the election's close, or a close in
+   * another thread, gave the leadership up first).
    */
   @Override
   void close();

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.leader;
 
 import io.lockstep.recipes.internal.engine.Attempt;
+import io.lockstep.recipes.internal.engine.Awaits;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
@@ -62,11 +63,26 @@ final class Term implements Leadership {
     return closed.compareAndSet(false, true);
   }
 
-  /** Releases the node, waiting as {@link Attempt#release()} does; only the first call acts. */
+  /**
+   * Releases the node, waiting as {@link Attempt#release()} does; only the first call acts, a later
+   * one (a give-up racing the election's close, or repeated) waits for the same delete as bounded.
+   */
   void releaseNode() {
     if (released.compareAndSet(false, true)) {
       attempt.release();
+    } else {
+      Awaits.deleted(attempt.releaseAsync(), attempt.settings());
     }
+  }
+
+  /**
+   * Releases the node without waiting, or if it was released before, returns that release's delete.
+   *
+   * @return completes once the node is deleted
+   */
+  CompletableFuture<Void> releaseAsync() {
+    released.set(true);
+    return attempt.releaseAsync(); // the engine's release acts once: later calls get its delete
   }
 
   /**

@@ -199,6 +199,20 @@ class ElectionMachineTest {
         .isEqualTo(new ElectionStep.Leave(ElectionMachine.NONE, 1, reached));
   }
 
+  @Test
+  void aCloseWhileATermIsGivenUp_namesThatTerm_forTheCallerToWaitForItsNode() {
+    Fixture run = new Fixture(Row.RELEASING);
+    CompletableFuture<Void> reached = new CompletableFuture<>();
+    assertThat(run.on(new ElectionEvent.Close(reached)))
+        .as("the term's giver deletes its node; the close returns once it is gone")
+        .containsExactly(
+            new ElectionStep.Fail(run.machine.next(), ElectionStep.Ending.CLOSED),
+            new ElectionStep.Leave(ElectionMachine.NONE, 1, reached));
+    assertThat(types(run.on(new ElectionEvent.Released(1))))
+        .as("lost is told once, when the node is gone")
+        .isEqualTo("Tell");
+  }
+
   private static long retryDelay(List<ElectionStep> steps) {
     assertThat(steps).hasSize(1);
     return ((ElectionStep.RetryLater) steps.get(0)).delayMillis();

@@ -321,6 +321,10 @@ class LeaderLatchCompatTest {
     assertThat(latch.hasLeadership()).isFalse();
     assertThat(latch.leadership()).isEmpty();
     assertThatThrownBy(latch::epoch).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(latch::close)
+        .as("closed again: Curator's throws too")
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already closed or has not been started");
   }
 
   @Test

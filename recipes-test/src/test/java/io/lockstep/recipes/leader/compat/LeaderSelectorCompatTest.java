@@ -1,9 +1,13 @@
 package io.lockstep.recipes.leader.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.lockstep.recipes.leader.Leadership;
+import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.lockstep.testkit.internal.TcpProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -14,8 +18,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
+import org.apache.curator.framework.recipes.leader.Participant;
+import org.apache.curator.retry.RetryNTimes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,7 +38,7 @@ class LeaderSelectorCompatTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
   /** Leads until told to step down or interrupted; records who led, one at a time. */
-  private static final class Leader extends LeaderSelectorListenerAdapter {
+  private static class Leader extends LeaderSelectorListenerAdapter {
     final String name;
     final BlockingQueue<String> led;
     final AtomicInteger leading;
@@ -293,5 +300,116 @@ class LeaderSelectorCompatTest {
     assertThat(ours.hasLeadership()).isTrue();
     ours.close();
     pool.shutdownNow();
+  }
+
+  /**
+   * Curator 5.9.0's {@code interruptLeadership()} interrupts only a selector that has leadership: a
+   * waiting one stays queued, in its place, and its {@code takeLeadership} later runs
+   * uninterrupted. Ours alike.
+   */
+  @Test
+  void interruptLeadership_whileWaiting_doesNothing_asCuratorsDoes() throws Exception {
+    String path = zk.path("leader");
+    Leader firstSide = new Leader("first", led, leading);
+    LeaderSelector first = new LeaderSelector(zk.newClient(), path, firstSide);
+    first.setId("first");
+    first.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("first");
+    Leader curatorSide = new Leader("curator", led, leading);
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, curatorSide);
+    curator.setId("curator");
+    curator.start();
+    await().until(() -> first.getParticipants().size() == 2);
+    Leader ourSide = new Leader("ours", led, leading);
+    LeaderSelector ours = new LeaderSelector(zk.newClient(), path, ourSide);
+    ours.setId("ours");
+    ours.start();
+    await().until(() -> first.getParticipants().size() == 3);
+
+    curator.interruptLeadership();
+    ours.interruptLeadership();
+
+    assertThat(first.getParticipants())
+        .extracting(Participant::getId)
+        .containsExactly("first", "curator", "ours");
+    firstSide.stepDown.countDown();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("curator");
+    assertThat(curatorSide.interrupted.await(300, TimeUnit.MILLISECONDS)).isFalse();
+    curatorSide.stepDown.countDown();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+    assertThat(ourSide.interrupted.await(300, TimeUnit.MILLISECONDS)).isFalse();
+    ourSide.stepDown.countDown();
+    await().until(() -> first.getParticipants().isEmpty());
+    first.close();
+    curator.close();
+    ours.close();
+  }
+
+  @Test
+  void close_beforeStart_orAgain_throws_asCuratorsDoes() throws Exception {
+    String path = zk.path("leader");
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, new Leader("curator", led, leading));
+    LeaderSelector ours =
+        new LeaderSelector(zk.newClient(), path, new Leader("ours", led, leading));
+
+    assertThatThrownBy(curator::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already closed or has not been started");
+    assertThatThrownBy(ours::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already closed or has not been started");
+
+    ours.start(); // a refused close left it latent, as Curator's
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+    ours.close();
+    assertThatThrownBy(ours::close)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("Already closed or has not been started");
+  }
+
+  /**
+   * Without autoRequeue, a turn that ends leaves its election; a close meanwhile returns once that
+   * node is gone, as it promises while ZooKeeper is reachable (the link is slow: a second each
+   * way).
+   */
+  @Test
+  void close_whileAFinishedTurnLeavesItsElection_returnsOnceItsNodeIsGone() throws Exception {
+    String path = zk.path("leader");
+    TcpProxy proxy = zk.proxy();
+    CuratorFramework slow =
+        zk.newClient(
+            b ->
+                b.connectString(proxy.connectString())
+                    .sessionTimeoutMs(30_000)
+                    .connectionTimeoutMs(10_000)
+                    .retryPolicy(new RetryNTimes(3, 100)));
+    AtomicReference<LeaderSelector> self = new AtomicReference<>();
+    AtomicReference<Leadership> held = new AtomicReference<>();
+    Leader side =
+        new Leader("ours", led, leading) {
+          @Override
+          public void takeLeadership(CuratorFramework client) throws Exception {
+            held.set(self.get().leadership().orElseThrow());
+            super.takeLeadership(client);
+          }
+        };
+    LeaderSelector ours = new LeaderSelector(slow, path, side);
+    self.set(ours);
+    ours.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("ours");
+    proxy.setLatency(1_000);
+
+    side.stepDown.countDown(); // the turn ends: the selector leaves its election
+    await().until(() -> held.get().state() == LockState.RELEASED);
+    ours.close();
+
+    assertThat(ZooKeeperExtension.childrenOrNone(zk.newClient(), path))
+        .as("our node, when close returned")
+        .isEmpty();
+    proxy.setLatency(0);
   }
 }

@@ -81,6 +81,7 @@ public final class LeaderSelector implements Closeable {
   private volatile boolean autoRequeue;
   private volatile String id = "";
   private LeaderElection queued; // guarded by lock: the election this selector is in, or null
+  private LeaderElection leaving; // guarded by lock: the election a turn left last, or null
   private volatile Thread leaderThread; // running takeLeadership
   private volatile Leadership current; // the leadership takeLeadership runs for
   private final SelectorTurns turns;
@@ -215,12 +216,15 @@ public final class LeaderSelector implements Closeable {
    * @throws IllegalStateException if not started, or closed
    */
   public boolean requeue() {
-    if (state.get() != State.STARTED) {
-      throw new IllegalStateException("close() has already been called or start() was not called");
-    }
     LeaderElection election;
     lock.lock();
     try {
+      // Under the lock, as close() takes what is queued: a requeue that passed this check queues an
+      // election the close then takes and closes.
+      if (state.get() != State.STARTED) {
+        throw new IllegalStateException(
+            "close() has already been called or start() was not called");
+      }
       if (queued != null) {
         return false;
       }
@@ -307,27 +311,35 @@ public final class LeaderSelector implements Closeable {
 
   /**
    * Leaves the election for good: interrupts the leader's thread, gives the leadership up (its node
-   * is gone before this returns while ZooKeeper is reachable), closes the executor as the
-   * constructor said. Idempotent.
+   * is gone before this returns while ZooKeeper is reachable, and so is the node of an election a
+   * finished {@code takeLeadership} was leaving), closes the executor as the constructor said.
+   *
+   * @throws IllegalStateException if not started, or closed already, as Curator's selector throws
    */
   @Override
   public void close() {
-    if (state.getAndSet(State.CLOSED) != State.STARTED) {
-      return;
-    }
-    client.getConnectionStateListenable().removeListener(connectionStates);
     LeaderElection election;
+    LeaderElection left;
     lock.lock();
     try {
+      if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
+        throw new IllegalStateException("Already closed or has not been started");
+      }
       election = queued;
+      left = leaving;
       queued = null;
+      leaving = null;
     } finally {
       lock.unlock();
     }
+    client.getConnectionStateListenable().removeListener(connectionStates);
     interruptLeadership();
     executor.close();
     if (election != null) {
       election.close();
+    }
+    if (left != null) {
+      left.close(); // a turn closes it too: this waits for its node all the same
     }
   }
 
@@ -365,8 +377,9 @@ public final class LeaderSelector implements Closeable {
     lock.lock();
     try {
       if (queued == election) {
-        queued = null;
+        queued = null; // requeue() may queue a new one while this one closes, as Curator's
       }
+      leaving = election; // close() closes it too: waits for its node, if not gone yet
     } finally {
       lock.unlock();
     }
