@@ -270,15 +270,7 @@ final class LockedMethod {
         text = configurable.resolveEmbeddedValue(source);
       } catch (IllegalArgumentException e) { // a strict resolver's unresolvable placeholder
         throw new IllegalStateException(
-            "@Locked method "
-                + name
-                + ": "
-                + attribute
-                + " \""
-                + source
-                + "\" cannot be resolved: "
-                + e.getMessage(),
-            e);
+            attributeNamed(attribute, source) + " cannot be resolved: " + e.getMessage(), e);
       }
     }
     if (text == null || text.isBlank()) {
@@ -296,18 +288,17 @@ final class LockedMethod {
       // reported below
     }
     throw new IllegalStateException(
-        "@Locked method "
-            + name
-            + ": "
-            + attribute
-            + " \""
-            + source
-            + "\""
+        attributeNamed(attribute, source)
             + (text.equals(source) ? "" : " (\"" + text + "\")")
             + " is no ISO-8601 duration that is "
             + (positive ? "positive" : "not negative")
             + (counted ? " and short enough to count in nanoseconds" : "")
             + ", such as \"PT30S\"");
+  }
+
+  /** The start of a message about {@code attribute}, as written ({@code source}). */
+  private String attributeNamed(String attribute, String source) {
+    return "@Locked method " + name + ": " + attribute + " \"" + source + "\"";
   }
 
   /** What a skipped call returns, checked against the return type. */

@@ -3,8 +3,6 @@ package io.lockstep.recipes.leader.compat;
 import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.LeaderLayout;
 import io.lockstep.recipes.leader.Leadership;
-import io.lockstep.recipes.leader.LeadershipListener;
-import io.lockstep.recipes.locks.LockState;
 import java.io.Closeable;
 import java.util.Collection;
 import java.util.Objects;
@@ -237,16 +235,7 @@ public final class LeaderSelector implements Closeable {
     } finally {
       lock.unlock();
     }
-    election.addListener(
-        new LeadershipListener() {
-          @Override
-          public void elected(Leadership leadership) {
-            if (state.get() != State.STARTED) {
-              return; // closed meanwhile: the close gives the leadership up
-            }
-            turns.elected(election, leadership); // one takeLeadership at a time
-          }
-        });
+    election.addListener(turns.electing(election, () -> state.get() == State.STARTED));
     election.start();
     return true;
   }
@@ -354,7 +343,7 @@ public final class LeaderSelector implements Closeable {
    * next; without, the election is left, that leadership with it.
    */
   private void lead(LeaderElection election, Leadership leadership) {
-    if (state.get() == State.STARTED && stillHeld(leadership)) {
+    if (state.get() == State.STARTED && SelectorTurns.stillHeld(leadership)) {
       current = leadership;
       leaderThread = Thread.currentThread();
       try {
@@ -385,11 +374,6 @@ public final class LeaderSelector implements Closeable {
     }
     election.close(); // out of the queue until requeue(), with a leadership elected meanwhile
     turns.ended(election);
-  }
-
-  private static boolean stillHeld(Leadership leadership) {
-    LockState held = leadership.state();
-    return held == LockState.HELD || held == LockState.AT_RISK;
   }
 
   /** An election to read the participants with: the queued one, or one made for the read. */

@@ -2,8 +2,11 @@ package io.lockstep.recipes.leader.compat;
 
 import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.Leadership;
+import io.lockstep.recipes.leader.LeadershipListener;
+import io.lockstep.recipes.locks.LockState;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -23,6 +26,27 @@ final class SelectorTurns {
   SelectorTurns(Consumer<Runnable> submit, BiConsumer<LeaderElection, Leadership> turn) {
     this.submit = submit;
     this.turn = turn;
+  }
+
+  /**
+   * Hears {@code election}: each leadership it elects takes its turn, one {@code takeLeadership} at
+   * a time, while {@code open} (a selector closed meanwhile gives the leadership up).
+   */
+  LeadershipListener electing(LeaderElection election, BooleanSupplier open) {
+    return new LeadershipListener() {
+      @Override
+      public void elected(Leadership leadership) {
+        if (open.getAsBoolean()) {
+          SelectorTurns.this.elected(election, leadership);
+        }
+      }
+    };
+  }
+
+  /** Whether {@code leadership} is still held as its turn comes: else its turn does not run. */
+  static boolean stillHeld(Leadership leadership) {
+    LockState held = leadership.state();
+    return held == LockState.HELD || held == LockState.AT_RISK;
   }
 
   /** {@code leadership} was elected in {@code election}: its turn runs now, or after this one. */
