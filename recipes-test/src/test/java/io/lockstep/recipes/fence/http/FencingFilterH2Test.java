@@ -26,6 +26,9 @@ import org.junit.jupiter.api.Test;
 class FencingFilterH2Test extends FencingFilterContract {
   private static final AtomicInteger databaseNumber = new AtomicInteger();
 
+  /** Longer than the fence table's resource column (255 characters). */
+  private static final String LONG_NAME = "/locks/" + "x".repeat(300);
+
   @Override
   DataSource database() {
     JdbcDataSource database = new JdbcDataSource();
@@ -62,6 +65,9 @@ class FencingFilterH2Test extends FencingFilterContract {
     cases.put("a bad escape", headers(List.of("17"), List.of("/locks/orders%2")));
     cases.put("not UTF-8", headers(List.of("17"), List.of("/locks/%C3%28")));
     cases.put("a blank resource", headers(List.of("17"), List.of("%20")));
+    // A proxy may join a header sent twice into one line, with a comma: not a name of its own.
+    cases.put("two resources joined", headers(List.of("17"), List.of(RESOURCE + ", " + RESOURCE)));
+    cases.put("a name the fence's column cannot hold", headers(List.of("17"), List.of(LONG_NAME)));
 
     for (Map.Entry<String, Map<String, List<String>>> bad : cases.entrySet()) {
       HttpResponse<String> answer = post("/orders/order-17?state=paid", bad.getValue());
@@ -79,6 +85,7 @@ class FencingFilterH2Test extends FencingFilterContract {
     assertThat(service.handled).hasValue(0);
     assertThat(service.order()).isEqualTo("new@0");
     assertThat(service.fence.highestAdmitted(RESOURCE)).isEmpty();
+    assertThat(service.fence.highestAdmitted(RESOURCE + ", " + RESOURCE)).isEmpty();
   }
 
   @Test

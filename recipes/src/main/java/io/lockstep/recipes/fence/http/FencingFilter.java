@@ -46,10 +46,10 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *
  * <p><b>Answers of its own</b> ({@code application/problem+json}, see {@link FencingHeaders}):
  * {@code 409} to a stale token, naming the resource, the token and the greatest admitted (the
- * handler does not run, nothing is written); {@code 400} to malformed headers (the handler does not
- * run); {@code 428} to a request without the headers that {@link Builder#requireFencing(Predicate)}
- * says must carry them. A request without the headers is otherwise passed on untouched, outside any
- * transaction of the filter's.
+ * handler does not run, nothing is written); {@code 400} to malformed headers, or to a resource
+ * name longer than the fence's column (the handler does not run); {@code 428} to a request without
+ * the headers that {@link Builder#requireFencing(Predicate)} says must carry them. A request
+ * without the headers is otherwise passed on untouched, outside any transaction of the filter's.
  *
  * <pre>{@code
  * import io.lockstep.recipes.fence.http.FencingFilter;
@@ -168,6 +168,12 @@ public final class FencingFilter extends OncePerRequestFilter {
     } catch (StaleFencingTokenException stale) {
       transactionManager.rollback(transaction);
       Problems.stale(response, stale);
+      return;
+    } catch (IllegalArgumentException refused) { // the name is longer than the fence can keep
+      transactionManager.rollback(transaction);
+      Problems.malformed(
+          response,
+          FencingHeaders.RESOURCE + " names what the fence cannot keep: " + refused.getMessage());
       return;
     } catch (SQLException failed) {
       rollBack(transaction, failed);

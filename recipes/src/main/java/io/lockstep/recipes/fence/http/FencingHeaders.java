@@ -27,8 +27,10 @@ import org.springframework.http.HttpHeaders;
  *       percent-encoding (RFC 3986) of its UTF-8 bytes: letters, digits and {@code - . _ ~ /} go as
  *       they are, every other byte as {@code %XX}, so a plain path such as {@code /locks/orders/17}
  *       is sent unchanged. A receiver decodes every {@code %XX} and takes every other printable
- *       ASCII character as itself; {@code %} not followed by two hex digits, a character outside
- *       printable ASCII, or bytes that are not UTF-8 make the headers malformed.
+ *       ASCII character but the comma as itself; {@code %} not followed by two hex digits, a comma
+ *       (which is how a proxy joins a header sent twice into one line: a comma of the name goes as
+ *       {@code %2C}), a character outside printable ASCII, or bytes that are not UTF-8 make the
+ *       headers malformed.
  * </ul>
  *
  * <p><b>The answers.</b> A service that follows the convention answers, with a {@code
@@ -206,6 +208,14 @@ public final class FencingHeaders {
         }
         bytes.write(high << 4 | low);
         i += 2;
+      } else if (c == ',') {
+        // A proxy joins a header sent twice into one line with ", ": not a name of its own.
+        throw new IllegalArgumentException(
+            RESOURCE
+                + " has a ',' (a header sent twice and joined by a proxy?): percent-encode a"
+                + " comma of the name as %2C: '"
+                + value
+                + "'");
       } else if (c >= 0x20 && c <= 0x7E) {
         bytes.write(c);
       } else {
