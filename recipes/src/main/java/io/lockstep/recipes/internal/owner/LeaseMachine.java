@@ -29,7 +29,8 @@ final class LeaseMachine {
    * (the stage becomes ENDED), and every lease granted so far and the mutex are given back.
    *
    * The mutex lost while a lease waits (its session ended): the lease is withdrawn (kept if it was
-   * granted first) and the mutex taken again, so no lease of ours waits without it.
+   * granted first) and the mutex taken again, so no lease of ours waits without it. Lost before its
+   * grant was heard, it is released and taken again at once, and its grant ignored.
    *
    * A withdrawal the machine asks for is answered by a Withdrawn event. An ending that comes while
    * one is out waits for that answer (`deferred`): a grant that won the race is kept (a deadline
@@ -192,9 +193,19 @@ final class LeaseMachine {
     next(steps);
   }
 
-  /** The mutex was lost (its session ended): no lease of ours may wait without it. */
+  /**
+   * The mutex was lost (its session ended, its node deleted): no lease of ours may wait without it.
+   * A loss is told only after the grant, but may be heard before it (the runner reads the grant's
+   * state apart from feeding it): the grant heard later is then stale.
+   */
   private void mutexLost(int attempt, List<LeaseStep> steps) {
-    if (stage != Stage.LEASE || attempt != mutex) {
+    if (attempt != mutex || (stage != Stage.LEASE && stage != Stage.MUTEX)) {
+      return;
+    }
+    if (stage == Stage.MUTEX) { // its grant not heard yet: no lease waits under it
+      steps.add(new LeaseStep.Release(attempt));
+      mutex = NONE;
+      next(steps);
       return;
     }
     int waiting = current;

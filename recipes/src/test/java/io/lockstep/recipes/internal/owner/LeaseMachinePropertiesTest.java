@@ -32,7 +32,9 @@ import net.jqwik.api.constraints.IntRange;
  *   <li>every attempt it knew to be granted is given back exactly once (released, or in its
  *       ending's leases or mutex), or handed to the caller by Succeed; a success hands over exactly
  *       {@code qty} leases and never the mutex;
- *   <li>no step names an attempt that was not started.
+ *   <li>no step names an attempt that was not started;
+ *   <li>no lease starts to wait under a mutex whose loss was heard (a loss may be heard before the
+ *       mutex's grant: the runner reads the grant's state apart from feeding it).
  * </ul>
  *
  * Every run is given the deadline at its end, and then its answers, so every run ends.
@@ -82,6 +84,12 @@ class LeaseMachinePropertiesTest {
     final List<Integer> givenBack = new ArrayList<>();
     final List<LeaseStep> endings = new ArrayList<>();
     boolean deadlinePassed;
+    int lastMutex = LeaseMachine.NONE; // the mutex attempt started last
+
+    /** Granted, as the engine knows: its grant was heard, or its loss (told only after a grant). */
+    boolean grantedAsFarAsKnown(int id) {
+      return grantHeard.contains(id) || mutexesLost.contains(id);
+    }
 
     Simulation(int qty) {
       this.qty = qty;
@@ -124,7 +132,8 @@ class LeaseMachinePropertiesTest {
           granted.add(e.attempt());
         }
       } else if (event instanceof LeaseEvent.MutexLost l) {
-        mutexesLost.add(l.attempt());
+        mutexesLost.add(l.attempt()); // told only after its grant, heard or not
+        withdrawals.computeIfPresent(l.attempt(), (id, grantedFirst) -> true);
       }
     }
 
@@ -142,10 +151,12 @@ class LeaseMachinePropertiesTest {
         started(s.attempt(), "fast");
       } else if (step instanceof LeaseStep.StartMutex s) {
         started(s.attempt(), "mutex");
+        lastMutex = s.attempt();
       } else if (step instanceof LeaseStep.StartLease s) {
+        assertThat(mutexesLost).as("%s waits under a lost mutex", s).doesNotContain(lastMutex);
         started(s.attempt(), "lease");
       } else if (step instanceof LeaseStep.Withdraw w) {
-        withdrawals.put(w.attempt(), grantHeard.contains(w.attempt()));
+        withdrawals.put(w.attempt(), grantedAsFarAsKnown(w.attempt()));
       } else if (step instanceof LeaseStep.Expire e) {
         expiries.add(e.attempt());
       } else if (step instanceof LeaseStep.Release r) {
@@ -184,14 +195,19 @@ class LeaseMachinePropertiesTest {
           }
         } else {
           events.add(new LeaseEvent.Granted(id, null, false));
-          events.add(new LeaseEvent.Granted(id, new LockException("failed", null), false));
+          if (!mutexesLost.contains(id)) {
+            events.add(new LeaseEvent.Granted(id, new LockException("failed", null), false));
+          }
           if (kinds.get(id).equals("mutex")) {
             events.add(new LeaseEvent.Granted(id, null, true));
           }
         }
       }
-      for (int id : grantHeard) {
-        if (kinds.get(id).equals("mutex") && !mutexesLost.contains(id)) {
+      for (Map.Entry<Integer, String> started : kinds.entrySet()) {
+        int id = started.getKey();
+        // A mutex in flight may be granted now, and lost before its grant is heard.
+        boolean granted = grantHeard.contains(id) || inFlight.contains(id);
+        if (started.getValue().equals("mutex") && granted && !mutexesLost.contains(id)) {
           events.add(new LeaseEvent.MutexLost(id));
         }
       }
@@ -216,7 +232,7 @@ class LeaseMachinePropertiesTest {
             }
           });
       for (int id : expiries) {
-        if (grantHeard.contains(id)) {
+        if (grantedAsFarAsKnown(id)) {
           answers.add(new LeaseEvent.Expired(id, Waits.Ending.GRANTED));
         } else {
           for (Waits.Ending ending : Waits.Ending.values()) {
@@ -235,6 +251,7 @@ class LeaseMachinePropertiesTest {
         // A grant the request heard directly (not through a withdrawal or an expiry).
         held.add(id);
       }
+      held.addAll(mutexesLost); // granted, though its grant may never have been heard
       List<Integer> handedOver =
           endings.get(0) instanceof LeaseStep.Succeed s ? s.leases() : List.of();
       for (int id : held) {

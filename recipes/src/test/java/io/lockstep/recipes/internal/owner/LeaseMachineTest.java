@@ -81,7 +81,7 @@ class LeaseMachineTest {
       row                FAST_DECIDED     GRANTED                GRANTED_LOST             GRANTED_FAILED  WITHDRAWN_GRANTED  WITHDRAWN                        WITHDRAWN_FAILED  MUTEX_LOST                 DEADLINE        CANCEL            EXPIRED_GRANTED  EXPIRED_TIMED_OUT  EXPIRED_UNREACHABLE  STALE
       FAST               Withdraw/FAST    -                      -                        -               -                  -                                -                 -                          Expire/ENDED    Withdraw/ENDED    -                -                  -                    -
       FAST_WITHDRAWING   -                -                      -                        -               Succeed/ENDED      Carry+Release+StartMutex/MUTEX   Finish/ENDED      -                          -/ENDED         -/ENDED           -                -                  -                    -
-      MUTEX              -                StartLease/LEASE       Release+StartMutex/MUTEX Finish/ENDED    -                  -                                -                 -                          Expire/ENDED    Withdraw/ENDED    -                -                  -                    -
+      MUTEX              -                StartLease/LEASE       Release+StartMutex/MUTEX Finish/ENDED    -                  -                                -                 Release+StartMutex/MUTEX   Expire/ENDED    Withdraw/ENDED    -                -                  -                    -
       LEASE              -                Succeed/ENDED          Succeed/ENDED            Finish/ENDED    -                  -                                -                 Release+Withdraw/MUTEX     Expire/ENDED    Withdraw/ENDED    -                -                  -                    -
       LEASE_WITHDRAWING  -                -                      -                        -               Succeed/ENDED      Carry+Release+StartMutex/MUTEX   Finish/ENDED      -                          -/ENDED         -/ENDED           -                -                  -                    -
       EXPIRING           -                -                      -                        -               -                  -                                -                 -                          -               CancelRefused/ENDED Succeed/ENDED  Finish/ENDED       Finish/ENDED         -
@@ -284,7 +284,7 @@ class LeaseMachineTest {
   }
 
   /** A request for two leases (or as given), its clock, and the events of the columns. */
-  private static final class Fixture {
+  static final class Fixture {
     final LeaseMachine machine;
     long now = 1_000;
     int subject; // the attempt the row's events are about
