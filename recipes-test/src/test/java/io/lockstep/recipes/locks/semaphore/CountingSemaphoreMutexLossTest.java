@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -133,5 +134,31 @@ class CountingSemaphoreMutexLossTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> Sessions.id(client) != expired);
     underTheMutex(holders, requestNodes);
     grantedLater();
+  }
+
+  /**
+   * The race itself: one transaction deletes the request's mutex node and one of the holder's lease
+   * nodes, so the waiting lease's grant and the mutex's loss come from one change, heard in either
+   * order. Either the request keeps its grant (and gives the lost mutex back) or gives its leases
+   * back and takes the mutex again; both end granted, held, with nothing left.
+   */
+  @RepeatedTest(8)
+  void theMutexNodeDeletedWithTheChangeThatGrantsTheLease_isGrantedEitherWay() throws Exception {
+    waitUnderTheMutex(zk.newClient());
+    List<String> holders = new ArrayList<>(leases());
+    holders.removeAll(requestNodes);
+    var unused =
+        observer
+            .transaction()
+            .forOperations(
+                observer.transactionOp().delete().forPath(zk.path("sem/locks/" + locks().get(0))),
+                observer.transactionOp().delete().forPath(zk.path("sem/leases/" + holders.get(0))));
+    List<LockHold> granted = request.get(20, TimeUnit.SECONDS);
+    assertThat(granted).hasSize(2).extracting(LockHold::state).containsOnly(LockState.HELD);
+    await().atMost(Duration.ofSeconds(5)).until(() -> locks().isEmpty());
+    assertThat(leases()).hasSize(3);
+    granted.forEach(LockHold::close);
+    held.forEach(LockHold::close); // one of them lost: cleared
+    assertThat(leases()).isEmpty();
   }
 }
