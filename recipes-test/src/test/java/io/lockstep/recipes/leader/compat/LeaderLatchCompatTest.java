@@ -78,18 +78,7 @@ class LeaderLatchCompatTest {
     org.apache.curator.framework.CuratorFramework client = zk.newClient();
     LeaderLatch ours = new LeaderLatch(client, path, "ours");
     List<String> heard = new CopyOnWriteArrayList<>();
-    ours.addListener(
-        new LeaderLatchListener() {
-          @Override
-          public void isLeader() {
-            heard.add("isLeader");
-          }
-
-          @Override
-          public void notLeader() {
-            heard.add("notLeader");
-          }
-        });
+    ours.addListener(new LeaderLatchCuratorParityTest.Recording(heard));
     ours.start();
     assertThat(ours.await(10, TimeUnit.SECONDS)).isTrue();
     org.apache.curator.framework.recipes.leader.LeaderLatch curator =

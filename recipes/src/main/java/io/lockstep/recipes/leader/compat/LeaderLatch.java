@@ -3,7 +3,6 @@ package io.lockstep.recipes.leader.compat;
 import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.LeaderLayout;
 import io.lockstep.recipes.leader.Leadership;
-import io.lockstep.recipes.leader.LeadershipListener;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -15,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
@@ -47,6 +45,14 @@ import org.apache.curator.framework.recipes.leader.Participant;
  * notLeader()} that {@link #close(CloseMode)} causes may come after it returns (Curator's comes
  * before, in the closing thread).
  *
+ * <p><b>Differences from Curator's.</b> A leader whose node is deleted (by an operator, say) stops
+ * leading ({@code notLeader()}) and queues again; Curator's watches no node of its own while it
+ * leads and goes on leading beside the participant the deletion elected. The client's {@code
+ * ConnectionStateErrorPolicy} is not consulted: a suspended connection stops the leadership even
+ * under {@code SessionConnectionStateErrorPolicy}, under which Curator's latch leads on until the
+ * session is lost. Curator's {@code getOurPath()} and {@code getLastPathIsLeader()} are not
+ * offered: {@link #leadership()} and {@link #epoch()} say which leadership this is.
+ *
  * <p><b>Thread safety.</b> Safe for use by any number of threads.
  *
  * @see LeaderElection
@@ -76,7 +82,7 @@ public final class LeaderLatch implements Closeable {
   private final String id;
   private final CloseMode closeMode;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-  private final Map<LeaderLatchListener, LeadershipListener> listeners = new ConcurrentHashMap<>();
+  private final Map<LeaderLatchListener, LatchListener> listeners = new ConcurrentHashMap<>();
   private final LeadingSignal leading = new LeadingSignal(); // what await() waits for
 
   /**
@@ -174,14 +180,16 @@ public final class LeaderLatch implements Closeable {
   }
 
   /**
-   * Waits until this latch leads.
+   * Waits until this latch leads. As Curator's, a latch that leads returns at once, even with the
+   * thread's interrupt flag set (it stays set).
    *
-   * @throws InterruptedException if interrupted while waiting
-   * @throws EOFException if the latch is closed while waiting
-   * @throws IllegalStateException if not started
+   * @throws InterruptedException if interrupted while waiting (the flag is cleared)
+   * @throws EOFException if the latch is not started, or closed (also while waiting), as Curator's
    */
   public void await() throws InterruptedException, EOFException {
-    checkStarted();
+    if (state.get() == State.LATENT) {
+      throw new EOFException("LeaderLatch on " + latchPath + " was not started");
+    }
     if (!leading.await(this::hasLeadership, -1)) {
       throw new EOFException("LeaderLatch on " + latchPath + " closed while waiting");
     }
@@ -192,10 +200,11 @@ public final class LeaderLatch implements Closeable {
    *
    * @param timeout how long at most, in {@code unit}
    * @param unit the unit of {@code timeout}
-   * @return true if this latch leads; false if the time ran out or the latch closed meanwhile
-   * @throws InterruptedException if interrupted while waiting
+   * @return true if this latch leads; false if the time ran out, or the latch is not started or
+   *     closed (as Curator's); with no time left it answers without waiting, whatever the thread's
+   *     interrupt flag (it stays set)
+   * @throws InterruptedException if interrupted while waiting (the flag is cleared)
    * @throws NullPointerException if {@code unit} is null
-   * @throws IllegalStateException if not started
    */
   public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
     Objects.requireNonNull(unit, "unit");
@@ -207,17 +216,19 @@ public final class LeaderLatch implements Closeable {
    * {@link Duration}.
    *
    * @param timeout how long at most
-   * @return true if this latch leads; false if the time ran out or the latch closed meanwhile
-   * @throws InterruptedException if interrupted while waiting
+   * @return true if this latch leads; false if the time ran out, or the latch is not started or
+   *     closed
+   * @throws InterruptedException if interrupted while waiting (the flag is cleared)
    * @throws NullPointerException if {@code timeout} is null
    * @throws IllegalArgumentException if {@code timeout} is negative
-   * @throws IllegalStateException if not started
    */
   public boolean await(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
-    checkStarted();
     if (timeout.isNegative()) {
       throw new IllegalArgumentException("timeout must not be negative: " + timeout);
+    }
+    if (state.get() == State.LATENT) {
+      return false;
     }
     // Saturates: a timeout too long to count in nanoseconds is as good as forever.
     return leading.await(this::hasLeadership, TimeUnit.NANOSECONDS.convert(timeout));
@@ -284,7 +295,9 @@ public final class LeaderLatch implements Closeable {
   }
 
   /**
-   * Adds a listener whose callbacks run on {@code executor}.
+   * Adds a listener whose callbacks run on {@code executor}. As Curator's: a listener added again
+   * is not told twice, and its callbacks run on the executor given last; what a callback throws is
+   * logged, in the executor's task; a listener added to a closed latch is taken and never told.
    *
    * @param listener told {@code isLeader()} when this latch starts leading and {@code notLeader()}
    *     when it stops
@@ -295,9 +308,18 @@ public final class LeaderLatch implements Closeable {
     Objects.requireNonNull(listener, "listener");
     Objects.requireNonNull(executor, "executor");
     // Added while leading: it hears notLeader() when the leadership ends, as Curator's does.
-    LeadershipListener adapter = new LatchListener(listener, executor, hasLeadership());
-    if (listeners.putIfAbsent(listener, adapter) == null) {
+    LatchListener adapter = new LatchListener(listener, executor, hasLeadership());
+    LatchListener present = listeners.putIfAbsent(listener, adapter);
+    if (present != null) {
+      present.runOn(executor);
+      return;
+    }
+    try {
       election.addListener(adapter);
+    } catch (IllegalStateException closed) {
+      if (state.get() != State.CLOSED) {
+        throw closed;
+      }
     }
   }
 
@@ -307,7 +329,7 @@ public final class LeaderLatch implements Closeable {
    * @param listener the listener
    */
   public void removeListener(LeaderLatchListener listener) {
-    LeadershipListener adapter = listeners.remove(listener);
+    LatchListener adapter = listeners.remove(listener);
     if (adapter != null) {
       election.removeListener(adapter);
     }
@@ -341,54 +363,5 @@ public final class LeaderLatch implements Closeable {
   @Override
   public String toString() {
     return "LeaderLatch[" + id + ", " + state.get() + ", " + election + "]";
-  }
-
-  private void checkStarted() {
-    if (state.get() == State.LATENT) {
-      throw new IllegalStateException("LeaderLatch was not started");
-    }
-  }
-
-  /**
-   * Curator's listener told as Curator's latch tells it: {@code isLeader()} when this latch starts
-   * leading (elected, or restored after a suspended connection), {@code notLeader()} when it stops
-   * (at risk, lost or given up), each only on a change.
-   */
-  private static final class LatchListener implements LeadershipListener {
-    private final LeaderLatchListener listener;
-    private final Executor executor;
-    private final AtomicBoolean leading = new AtomicBoolean();
-
-    LatchListener(LeaderLatchListener listener, Executor executor, boolean leadingNow) {
-      this.listener = listener;
-      this.executor = executor;
-      this.leading.set(leadingNow);
-    }
-
-    @Override
-    public void elected(Leadership leadership) {
-      leads(true);
-    }
-
-    @Override
-    public void atRisk(Leadership leadership) {
-      leads(false);
-    }
-
-    @Override
-    public void restored(Leadership leadership) {
-      leads(true);
-    }
-
-    @Override
-    public void lost(Leadership leadership) {
-      leads(false);
-    }
-
-    private void leads(boolean now) {
-      if (leading.compareAndSet(!now, now)) {
-        executor.execute(now ? listener::isLeader : listener::notLeader);
-      }
-    }
   }
 }

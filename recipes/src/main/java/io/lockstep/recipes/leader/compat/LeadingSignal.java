@@ -58,11 +58,15 @@ final class LeadingSignal implements LeaderLatchListener {
       if (leads.getAsBoolean()) {
         return true;
       }
+      long left = deadline - System.nanoTime();
+      if (timeoutNanos >= 0 && left <= 0) {
+        return false; // no time to wait: the interrupt flag is left alone, as Curator's latch does
+      }
       try {
         if (timeoutNanos < 0) {
           next.get();
         } else {
-          next.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+          next.get(left, TimeUnit.NANOSECONDS);
         }
       } catch (ExecutionException never) {
         throw new IllegalStateException(never); // completed normally only
