@@ -12,6 +12,7 @@ import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -20,13 +21,20 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 /**
  * {@link ReactiveLocks} on a real server: holds as {@code Mono}s, cancellation while waiting, work
@@ -36,6 +44,171 @@ import reactor.core.publisher.Mono;
 @Timeout(60)
 class ReactiveLocksTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
+
+  private static final String HOOK = "ReactiveLocksTest";
+
+  @AfterEach
+  void resetReactorHooks() {
+    Schedulers.resetOnScheduleHook(HOOK);
+    Hooks.resetOnNextDropped();
+  }
+
+  /**
+   * The subscriber cancels while the grant is on its way to the body: the hold reached Reactor but
+   * not yet the body (here its delivery task waits on boundedElastic until the cancel is done). The
+   * hold was dropped unclosed (publishOn clears a value it has not delivered, and the hook that
+   * closes untaken holds sat upstream of it): its node stayed until the session ended.
+   */
+  @Test
+  void withLock_cancelledWhileTheGrantIsOnItsWayToTheBody_closesTheHold() throws Exception {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    CountDownLatch scheduled = new CountDownLatch(1);
+    CountDownLatch cancelled = new CountDownLatch(1);
+    AtomicBoolean armed = new AtomicBoolean(true);
+    Schedulers.onScheduleHook(
+        HOOK,
+        task ->
+            armed.compareAndSet(true, false)
+                ? () -> {
+                  scheduled.countDown();
+                  awaitQuietly(cancelled);
+                  task.run();
+                }
+                : task);
+    AtomicBoolean bodyRan = new AtomicBoolean();
+
+    Disposable running =
+        ReactiveLocks.withLock(lock, hold -> Mono.fromRunnable(() -> bodyRan.set(true)))
+            .subscribe();
+    assertThat(scheduled.await(10, TimeUnit.SECONDS)).as("the grant's delivery scheduled").isTrue();
+    running.dispose();
+    cancelled.countDown();
+
+    await().until(() -> lock.getParticipantNodes().isEmpty());
+    assertThat(bodyRan).isFalse();
+    assertAnotherClientAcquires();
+  }
+
+  /**
+   * {@code hold(lock)} is cancelled while the grant is being handed to it: the cancel has begun
+   * (the sink is marked cancelled) but not yet run its callback when the grant arrives. Reactor
+   * drops such a value as "next after termination", not as a discard: the hold was never closed.
+   */
+  @Test
+  void hold_cancelledAsTheGrantArrives_closesTheHold() throws Exception {
+    FencedLock holder = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    FencedLock waiter = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    CountDownLatch grantOffered = new CountDownLatch(1);
+    Hooks.onNextDropped(
+        dropped -> {
+          if (dropped instanceof LockHold) {
+            grantOffered.countDown();
+          }
+        });
+    LockHold held = holder.hold();
+    AtomicBoolean inCancel = new AtomicBoolean();
+    AtomicReference<Subscription> subscription = new AtomicReference<>();
+    AtomicReference<LockHold> delivered = new AtomicReference<>();
+    Thread test = Thread.currentThread();
+    // read by the cancel between marking the sink cancelled and running its callback
+    Runnable grantDuringCancel =
+        () -> {
+          if (Thread.currentThread() == test && inCancel.compareAndSet(true, false)) {
+            held.close();
+            awaitQuietly(grantOffered);
+          }
+        };
+    ReactiveLocks.hold(waiter)
+        .subscribe(
+            new CoreSubscriber<LockHold>() {
+              @Override
+              public Context currentContext() {
+                return new DiscardHookRead(Context.empty(), grantDuringCancel);
+              }
+
+              @Override
+              public void onSubscribe(Subscription s) {
+                subscription.set(s);
+                s.request(1);
+              }
+
+              @Override
+              public void onNext(LockHold hold) {
+                delivered.set(hold);
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onComplete() {}
+            });
+    await().until(() -> waiter.getParticipantNodes().size() == 2);
+
+    inCancel.set(true);
+    subscription.get().cancel();
+
+    assertThat(grantOffered.getCount()).as("the grant came during the cancel").isZero();
+    assertThat(delivered.get()).isNull();
+    await().until(() -> waiter.getParticipantNodes().isEmpty());
+    assertAnotherClientAcquires();
+  }
+
+  private static void assertAnotherClientAcquires() throws InterruptedException {
+    FencedLock other = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    Optional<LockHold> hold = other.tryHold(Duration.ofSeconds(10));
+    assertThat(hold).as("another client acquires").isPresent();
+    hold.get().close();
+  }
+
+  /** A context that runs {@code onRead} whenever an operator looks up its discard hook. */
+  private record DiscardHookRead(Context context, Runnable onRead) implements Context {
+    @Override
+    public <T> T get(Object key) {
+      return context.get(key);
+    }
+
+    @Override
+    public <T> T getOrDefault(Object key, T defaultValue) {
+      if ("reactor.onDiscard.local".equals(key)) {
+        onRead.run();
+      }
+      return context.getOrDefault(key, defaultValue);
+    }
+
+    @Override
+    public boolean hasKey(Object key) {
+      return context.hasKey(key);
+    }
+
+    @Override
+    public int size() {
+      return context.size();
+    }
+
+    @Override
+    public Stream<Map.Entry<Object, Object>> stream() {
+      return context.stream();
+    }
+
+    @Override
+    public Context put(Object key, Object value) {
+      return new DiscardHookRead(context.put(key, value), onRead);
+    }
+
+    @Override
+    public Context delete(Object key) {
+      return new DiscardHookRead(context.delete(key), onRead);
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      var unused = latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
   @Test
   void hold_acquiresOnSubscription_andTheSubscriberCloses() {

@@ -61,6 +61,9 @@ public final class ReactiveLocks {
   /**
    * A hold of {@code lock}, acquired when subscribed to, waiting as long as it takes. The
    * subscriber owns the hold and must close it; cancelling before the grant withdraws the attempt.
+   * An operator put after this {@code Mono} that drops a value when cancelled ({@code publishOn},
+   * for one, drops a hold it has not yet delivered, unseen by discard hooks) drops the hold
+   * unclosed: schedule the work inside {@link #withLock}'s body instead.
    *
    * @param lock the lock to acquire
    * @return a {@code Mono} of the hold; it fails with {@link
@@ -110,32 +113,45 @@ public final class ReactiveLocks {
       FencedLock lock, Function<? super LockHold, ? extends Publisher<T>> body) {
     Objects.requireNonNull(body, "body");
     return Flux.usingWhen(
-        // The body is the caller's work, which may block: it starts on boundedElastic, never on
-        // the Lockstep thread that delivered the grant (a small pool every lock of the JVM shares).
-        hold(lock).publishOn(Schedulers.boundedElastic()),
-        hold -> untilLost(hold, body.apply(hold)),
+        hold(lock),
+        // The body is the caller's work, which may block: it is made and subscribed to on
+        // boundedElastic, never on the Lockstep thread that delivered the grant (a small pool every
+        // lock of the JVM shares). The hold itself goes to usingWhen with no operator between:
+        // publishOn there would drop a hold it had not yet delivered when cancelled, unclosed.
+        hold ->
+            untilLost(
+                hold,
+                Flux.<T>defer(() -> body.apply(hold)).subscribeOn(Schedulers.boundedElastic())),
         ReactiveLocks::release,
         (hold, failure) -> release(hold),
         ReactiveLocks::release);
   }
 
-  /** A hold from an acquisition started on subscription; a hold nobody takes is closed. */
+  /**
+   * A hold from an acquisition started on subscription; a hold nobody takes is closed. The sink
+   * runs its cancel callback only when it has delivered no value, and delivers none after (it drops
+   * a later one, as a next signal after termination, unseen by discard hooks, when the grant comes
+   * while the cancel is under way): so the callback withdraws the attempt or closes its hold.
+   */
   private static Mono<LockHold> hold(Supplier<CompletableFuture<LockHold>> acquire) {
-    return Mono.<LockHold>create(
-            sink -> {
-              CompletableFuture<LockHold> acquiring = acquire.get();
-              sink.onCancel(() -> acquiring.cancel(false)); // a racing grant: released by the lock
-              var unused =
-                  acquiring.whenComplete(
-                      (hold, failure) -> {
-                        if (failure == null) {
-                          sink.success(hold); // after a cancel: discarded, so closed below
-                        } else {
-                          sink.error(unwrap(failure));
-                        }
-                      });
-            })
-        .doOnDiscard(LockHold.class, hold -> release(hold).subscribe());
+    return Mono.create(
+        sink -> {
+          CompletableFuture<LockHold> acquiring = acquire.get();
+          sink.onCancel(
+              () -> {
+                acquiring.cancel(false); // a racing grant: released by the lock
+                var unused = acquiring.thenAccept(hold -> release(hold).subscribe());
+              });
+          var unused =
+              acquiring.whenComplete(
+                  (hold, failure) -> {
+                    if (failure == null) {
+                      sink.success(hold);
+                    } else {
+                      sink.error(unwrap(failure));
+                    }
+                  });
+        });
   }
 
   /**
