@@ -316,6 +316,25 @@ class ReactiveLocksTest {
     await().until(() -> lock.getParticipantNodes().isEmpty()); // the lost hold was closed too
   }
 
+  /**
+   * A body may close its hold early, once the work that needs the lock is done: that is no loss,
+   * and the rest of the body runs on. (The hold's loss stage fails when it is closed, and
+   * takeUntilOther cancels the work when the other publisher fails too, not only when it emits.)
+   */
+  @Test
+  void withLock_aBodyThatClosesItsHold_runsOn() {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+
+    List<Long> emitted =
+        ReactiveLocks.withLock(
+                lock, hold -> Mono.fromRunnable(hold::close).then(Mono.fromCallable(() -> 7L)))
+            .collectList()
+            .block(Duration.ofSeconds(10));
+
+    assertThat(emitted).containsExactly(7L);
+    assertThat(lock.getParticipantNodes()).isEmpty();
+  }
+
   @Test
   void manyCycles_leaveTheThreadCountBounded() {
     FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));

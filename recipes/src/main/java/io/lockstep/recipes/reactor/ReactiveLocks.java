@@ -101,7 +101,8 @@ public final class ReactiveLocks {
    * Runs {@code body} under {@code lock}: acquires a hold when subscribed to (waiting as long as it
    * takes), subscribes to the body's publisher, and closes the hold when the body completes, fails
    * or is cancelled. If the hold is lost meanwhile, the body is cancelled and the result fails with
-   * the {@link LockOwnershipLostException}.
+   * the {@link LockOwnershipLostException}. The body may close the hold itself once it no longer
+   * needs the lock: that is no loss, and the body runs on.
    *
    * @param lock the lock to hold while the body runs
    * @param body makes the work, given the hold (for its fencing token)
@@ -156,13 +157,17 @@ public final class ReactiveLocks {
 
   /**
    * The work's signals until the hold is lost; then the work is cancelled and the result fails with
-   * the loss. ({@code takeUntilOther} cancels the work only when the other publisher emits, not
-   * when it fails: so the loss is emitted, kept, and raised after.)
+   * the loss. ({@code takeUntilOther} cancels the work only when the other publisher emits: when it
+   * fails it fails the result and leaves the work running, and when it completes it cancels the
+   * work and completes the result. So the loss is emitted, kept, and raised after; and a hold
+   * closed unlost, whose loss stage fails, by the body that ends its use of the lock early, ends
+   * nothing.)
    */
   private static <T> Flux<T> untilLost(LockHold hold, Publisher<T> work) {
     AtomicReference<LockOwnershipLostException> loss = new AtomicReference<>();
     Mono<LockOwnershipLostException> lost =
         Mono.fromCompletionStage(hold.whenLost()) // a stage of our own: its cancel is harmless
+            .onErrorResume(closedUnlost -> Mono.never())
             .doOnNext(loss::set);
     return Flux.<T>from(work)
         .takeUntilOther(lost)
