@@ -10,10 +10,15 @@ import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.ZooKeeperExtension;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -202,6 +207,41 @@ class ReactiveLocksTest {
     }
   }
 
+  /** {@code lock}, but the close of each of its holds throws, after closing it. */
+  private static FencedLock closeFails(FencedLock lock) {
+    InvocationHandler holds =
+        (proxy, method, args) -> {
+          Object result = invoke(lock, method, args);
+          if (!method.getName().equals("acquireAsync")) {
+            return result;
+          }
+          return ((CompletionStage<?>) result)
+              .thenApply(
+                  hold ->
+                      Proxy.newProxyInstance(
+                          LockHold.class.getClassLoader(),
+                          new Class<?>[] {LockHold.class},
+                          (holdProxy, holdMethod, holdArgs) -> {
+                            Object returned = invoke(hold, holdMethod, holdArgs);
+                            if (holdMethod.getName().equals("close")) {
+                              throw new IllegalStateException("close failed");
+                            }
+                            return returned;
+                          }));
+        };
+    return (FencedLock)
+        Proxy.newProxyInstance(
+            FencedLock.class.getClassLoader(), new Class<?>[] {FencedLock.class}, holds);
+  }
+
+  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+  }
+
   private static void awaitQuietly(CountDownLatch latch) {
     try {
       var unused = latch.await(10, TimeUnit.SECONDS);
@@ -333,6 +373,28 @@ class ReactiveLocksTest {
 
     assertThat(emitted).containsExactly(7L);
     assertThat(lock.getParticipantNodes()).isEmpty();
+  }
+
+  /**
+   * The body failed and closing the hold failed too (a lock of the caller's own whose holds' close
+   * throws): the body's error is what the subscriber gets, the close's failure suppressed in it.
+   * (usingWhen wrapped the body's error in a RuntimeException of its own.)
+   */
+  @Test
+  void withLock_aCloseThatFails_leavesTheBodysErrorFirst() {
+    FencedLock lock = closeFails(new ReentrantMutex(zk.newClient(), zk.path("lock")));
+
+    assertThatThrownBy(
+            () ->
+                ReactiveLocks.withLock(lock, hold -> Flux.error(new IllegalStateException("boom")))
+                    .blockLast(Duration.ofSeconds(10)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("boom")
+        .satisfies(
+            boom ->
+                assertThat(boom.getSuppressed())
+                    .anyMatch(closing -> "close failed".equals(closing.getMessage())));
+    await().until(() -> lock.getParticipantNodes().isEmpty());
   }
 
   @Test

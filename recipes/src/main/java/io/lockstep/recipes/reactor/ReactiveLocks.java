@@ -100,9 +100,10 @@ public final class ReactiveLocks {
   /**
    * Runs {@code body} under {@code lock}: acquires a hold when subscribed to (waiting as long as it
    * takes), subscribes to the body's publisher, and closes the hold when the body completes, fails
-   * or is cancelled. If the hold is lost meanwhile, the body is cancelled and the result fails with
-   * the {@link LockOwnershipLostException}. The body may close the hold itself once it no longer
-   * needs the lock: that is no loss, and the body runs on.
+   * or is cancelled (if the body failed and the close fails too, the subscriber gets the body's
+   * error, the close's suppressed in it). If the hold is lost meanwhile, the body is cancelled and
+   * the result fails with the {@link LockOwnershipLostException}. The body may close the hold
+   * itself once it no longer needs the lock: that is no loss, and the body runs on.
    *
    * @param lock the lock to hold while the body runs
    * @param body makes the work, given the hold (for its fencing token)
@@ -124,7 +125,7 @@ public final class ReactiveLocks {
                 hold,
                 Flux.<T>defer(() -> body.apply(hold)).subscribeOn(Schedulers.boundedElastic())),
         ReactiveLocks::release,
-        (hold, failure) -> release(hold),
+        ReactiveLocks::releaseAfter,
         ReactiveLocks::release);
   }
 
@@ -177,6 +178,21 @@ public final class ReactiveLocks {
   /** Closes the hold off the calling thread: the delete may wait for ZooKeeper. */
   private static Mono<Void> release(LockHold hold) {
     return Mono.fromRunnable(hold::close).subscribeOn(Schedulers.boundedElastic()).then();
+  }
+
+  /**
+   * Closes the hold after the work failed: the work's failure stays the one the subscriber gets,
+   * with the close's suppressed in it (usingWhen would wrap it in a RuntimeException of its own).
+   */
+  private static Mono<Void> releaseAfter(LockHold hold, Throwable failure) {
+    return release(hold)
+        .onErrorResume(
+            closing -> {
+              if (closing != failure) {
+                failure.addSuppressed(closing);
+              }
+              return Mono.empty();
+            });
   }
 
   private static Throwable unwrap(Throwable failure) {
