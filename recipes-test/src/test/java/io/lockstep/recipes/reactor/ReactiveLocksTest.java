@@ -35,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
@@ -395,6 +396,52 @@ class ReactiveLocksTest {
                 assertThat(boom.getSuppressed())
                     .anyMatch(closing -> "close failed".equals(closing.getMessage())));
     await().until(() -> lock.getParticipantNodes().isEmpty());
+  }
+
+  /** A subscriber that cancels in onSubscribe, before the attempt has started: nothing is left. */
+  @Test
+  void hold_cancelledOnSubscribe_leavesNoNode() throws Exception {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    AtomicReference<LockHold> delivered = new AtomicReference<>();
+
+    ReactiveLocks.hold(lock)
+        .subscribe(
+            new BaseSubscriber<LockHold>() {
+              @Override
+              protected void hookOnSubscribe(Subscription subscription) {
+                cancel();
+              }
+
+              @Override
+              protected void hookOnNext(LockHold hold) {
+                delivered.set(hold);
+              }
+            });
+
+    CuratorFramework admin = zk.newClient();
+    await().until(() -> ZooKeeperExtension.childrenOrNone(admin, zk.path("lock")).isEmpty());
+    assertThat(delivered.get()).isNull();
+    assertAnotherClientAcquires();
+  }
+
+  /**
+   * A body whose publisher never calls onSubscribe (not yet connected, say): cancelling the result
+   * still closes the hold. usingWhen runs its cancel clean-up only once a subscription has reached
+   * it, and concatWith passes none on before the body's: the hold stayed.
+   */
+  @Test
+  void withLock_aBodyThatNeverSubscribes_isReleasedOnCancel() throws Exception {
+    FencedLock lock = new ReentrantMutex(zk.newClient(), zk.path("lock"));
+    AtomicBoolean bodySubscribed = new AtomicBoolean();
+
+    Disposable running =
+        ReactiveLocks.withLock(lock, hold -> subscriber -> bodySubscribed.set(true)).subscribe();
+    await().untilTrue(bodySubscribed);
+    assertThat(lock.getParticipantNodes()).hasSize(1);
+    running.dispose();
+
+    await().until(() -> lock.getParticipantNodes().isEmpty());
+    assertAnotherClientAcquires();
   }
 
   @Test
