@@ -347,6 +347,48 @@ class LeaderSelectorCompatTest {
     ours.close();
   }
 
+  /** Records, for each takeLeadership, whether its thread was interrupted as it started. */
+  private static final class RecordsItsStart extends LeaderSelectorListenerAdapter {
+    final BlockingQueue<Boolean> startedInterrupted = new LinkedBlockingQueue<>();
+
+    @Override
+    public void takeLeadership(CuratorFramework client) throws InterruptedException {
+      startedInterrupted.add(Thread.currentThread().isInterrupted());
+      new CountDownLatch(1).await(); // leads until interrupted
+    }
+  }
+
+  /**
+   * Elected, its takeLeadership not started (the executor's one thread is busy): Curator 5.9.0's
+   * {@code hasLeadership()} is true from the election on, and its {@code interruptLeadership()}
+   * then interrupts the thread about to run takeLeadership, which starts interrupted. Ours alike;
+   * the interrupt is that turn's only: the next (requeued) turn starts uninterrupted.
+   */
+  @Test
+  void interruptLeadership_onceElected_beforeTakeLeadershipStarts_interruptsIt() throws Exception {
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    CountDownLatch busy = new CountDownLatch(1);
+    var unused = pool.submit(() -> busy.await(1, TimeUnit.MINUTES));
+    RecordsItsStart side = new RecordsItsStart();
+    LeaderSelector ours = new LeaderSelector(zk.newClient(), zk.path("leader"), pool, side);
+    ours.autoRequeue();
+    ours.start();
+    await().until(ours::hasLeadership); // elected: its turn waits for the executor
+
+    ours.interruptLeadership();
+    busy.countDown();
+
+    assertThat(side.startedInterrupted.poll(10, TimeUnit.SECONDS))
+        .as("the elected turn's takeLeadership, interrupted as it starts")
+        .isTrue();
+    assertThat(side.startedInterrupted.poll(10, TimeUnit.SECONDS))
+        .as("the next turn's, uninterrupted")
+        .isFalse();
+    assertThat(ours.hasLeadership()).isTrue();
+    ours.close();
+    pool.shutdownNow();
+  }
+
   @Test
   void close_beforeStart_orAgain_throws_asCuratorsDoes() throws Exception {
     String path = zk.path("leader");

@@ -1,10 +1,12 @@
 package io.lockstep.recipes.leader.compat;
 
 import io.lockstep.recipes.leader.LeaderElection;
+import io.lockstep.recipes.leader.LeaderLayout;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.Participant;
 
 /** An election's participants as Curator's leader recipes report them. */
@@ -22,6 +24,17 @@ final class CuratorParticipants {
     } catch (IllegalStateException closed) {
       return of(reader.get());
     }
+  }
+
+  /**
+   * The participants of a selector's path: read through {@code queued}, its election, or, if it is
+   * in none (null) or closed, through one made for the read.
+   */
+  static Collection<Participant> ofSelector(
+      CuratorFramework client, String path, LeaderElection queued) {
+    Supplier<LeaderElection> reader =
+        () -> LeaderElection.builder(client, path).layout(LeaderLayout.LEADER_SELECTOR).build();
+    return of(queued != null ? queued : reader.get(), reader);
   }
 
   private static Collection<Participant> of(LeaderElection election) {

@@ -8,8 +8,6 @@ import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
@@ -61,7 +59,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaderSelector implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(LeaderSelector.class);
-  private static final AtomicInteger threadNumber = new AtomicInteger();
 
   private enum State {
     LATENT,
@@ -80,8 +77,6 @@ public final class LeaderSelector implements Closeable {
   private volatile String id = "";
   private LeaderElection queued; // guarded by lock: the election this selector is in, or null
   private LeaderElection leaving; // guarded by lock: the election a turn left last, or null
-  private volatile Thread leaderThread; // running takeLeadership
-  private volatile Leadership current; // the leadership takeLeadership runs for
   private final SelectorTurns turns;
 
   /**
@@ -95,19 +90,7 @@ public final class LeaderSelector implements Closeable {
    */
   public LeaderSelector(
       CuratorFramework client, String leaderPath, LeaderSelectorListener listener) {
-    this(
-        client,
-        leaderPath,
-        new CloseableExecutorService(
-            Executors.newSingleThreadExecutor(
-                task -> {
-                  Thread thread =
-                      new Thread(task, "LeaderSelector-" + threadNumber.incrementAndGet());
-                  thread.setDaemon(true);
-                  return thread;
-                }),
-            true),
-        listener);
+    this(client, leaderPath, SelectorTurns.ownThread(), listener);
   }
 
   /**
@@ -241,20 +224,32 @@ public final class LeaderSelector implements Closeable {
   }
 
   /**
-   * Whether {@code takeLeadership} is running now.
+   * Whether this selector leads: from its election, as Curator's, until its {@code takeLeadership}
+   * ended.
    *
    * @return true while this selector leads
    */
   public boolean hasLeadership() {
-    return leaderThread != null;
+    return turns.leading() != null || elected() != null;
   }
 
-  /** Interrupts the thread running {@code takeLeadership}, if one is. */
+  /**
+   * Interrupts the thread running {@code takeLeadership}; once elected, before it runs, it begins
+   * interrupted (as Curator's, whose thread is interrupted on its way to it).
+   */
   public void interruptLeadership() {
-    Thread thread = leaderThread;
-    if (thread != null) {
-      thread.interrupt();
+    lock.lock();
+    try {
+      turns.interrupt(elected());
+    } finally {
+      lock.unlock();
     }
+  }
+
+  /** The leadership the queued election holds now, or null. */
+  private Leadership elected() {
+    LeaderElection election = queued();
+    return election == null ? null : election.leadership().orElse(null);
   }
 
   /**
@@ -263,7 +258,7 @@ public final class LeaderSelector implements Closeable {
    * @return the leadership {@code takeLeadership} runs for, if any
    */
   public Optional<Leadership> leadership() {
-    return Optional.ofNullable(current);
+    return Optional.ofNullable(turns.leading());
   }
 
   /**
@@ -286,7 +281,7 @@ public final class LeaderSelector implements Closeable {
    * @return the participants, with Curator's {@link Participant}
    */
   public Collection<Participant> getParticipants() {
-    return CuratorParticipants.of(reader(), this::freshReader);
+    return CuratorParticipants.ofSelector(client, leaderPath, queued());
   }
 
   /**
@@ -343,9 +338,7 @@ public final class LeaderSelector implements Closeable {
    * next; without, the election is left, that leadership with it.
    */
   private void lead(LeaderElection election, Leadership leadership) {
-    if (state.get() == State.STARTED && SelectorTurns.stillHeld(leadership)) {
-      current = leadership;
-      leaderThread = Thread.currentThread();
+    if (begin(election, leadership)) {
       try {
         listener.takeLeadership(client);
       } catch (InterruptedException e) {
@@ -353,9 +346,7 @@ public final class LeaderSelector implements Closeable {
       } catch (Exception | Error e) {
         log.error("LeaderSelector on {}: takeLeadership failed", leaderPath, e);
       } finally {
-        leaderThread = null;
-        current = null;
-        Thread.interrupted(); // an interrupt for this leadership ends with it
+        turns.end();
       }
     }
     if (autoRequeue && state.get() == State.STARTED) {
@@ -376,21 +367,32 @@ public final class LeaderSelector implements Closeable {
     turns.ended(election);
   }
 
-  /** An election to read the participants with: the queued one, or one made for the read. */
-  private LeaderElection reader() {
+  /**
+   * Whether the turn of {@code leadership} begins: unless it ended, or its election was left,
+   * before its turn came. Under the lock an {@link #interruptLeadership()} takes, so it reaches the
+   * turn.
+   */
+  private boolean begin(LeaderElection election, Leadership leadership) {
     lock.lock();
     try {
-      if (queued != null) {
-        return queued;
+      boolean begins =
+          state.get() == State.STARTED && queued == election && SelectorTurns.stillHeld(leadership);
+      if (begins) {
+        turns.begin(leadership);
       }
+      return begins;
     } finally {
       lock.unlock();
     }
-    return freshReader();
   }
 
-  /** An election that only reads the path's participants. */
-  private LeaderElection freshReader() {
-    return LeaderElection.builder(client, leaderPath).layout(LeaderLayout.LEADER_SELECTOR).build();
+  /** The election this selector is in, or null. */
+  private LeaderElection queued() {
+    lock.lock();
+    try {
+      return queued;
+    } finally {
+      lock.unlock();
+    }
   }
 }

@@ -4,10 +4,13 @@ import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.Leadership;
 import io.lockstep.recipes.leader.LeadershipListener;
 import io.lockstep.recipes.locks.LockState;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.apache.curator.utils.CloseableExecutorService;
 
 /**
  * A {@link LeaderSelector}'s turns at {@code takeLeadership}: one at a time, as Curator's selector
@@ -16,12 +19,28 @@ import java.util.function.Consumer;
  * whether it runs.
  */
 final class SelectorTurns {
+  private static final AtomicInteger threadNumber = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
   private final Consumer<Runnable> submit; // onto the selector's executor; throws once closed
   private final BiConsumer<LeaderElection, Leadership> turn;
   private boolean running; // guarded by lock: a turn is submitted or running
   private Leadership next; // guarded by lock: elected while a turn ran
   private LeaderElection nextElection; // guarded by lock: the election of next
+  private Thread leader; // guarded by lock: running takeLeadership, or null
+  private Leadership leading; // guarded by lock: the leadership it runs for, or null
+  private Leadership interruptAtStart; // guarded by lock: elected, interrupted before its turn
+
+  /** A selector's own executor: one daemon thread, closed with the selector, as Curator's. */
+  static CloseableExecutorService ownThread() {
+    return new CloseableExecutorService(
+        Executors.newSingleThreadExecutor(
+            task -> {
+              Thread thread = new Thread(task, "LeaderSelector-" + threadNumber.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            }),
+        true);
+  }
 
   SelectorTurns(Consumer<Runnable> submit, BiConsumer<LeaderElection, Leadership> turn) {
     this.submit = submit;
@@ -47,6 +66,64 @@ final class SelectorTurns {
   static boolean stillHeld(Leadership leadership) {
     LockState held = leadership.state();
     return held == LockState.HELD || held == LockState.AT_RISK;
+  }
+
+  /**
+   * {@code takeLeadership} begins in this thread for {@code leadership}: interrupted at once if
+   * {@link #interrupt} reached it since its election, as Curator's leader thread is.
+   */
+  void begin(Leadership leadership) {
+    lock.lock();
+    try {
+      leader = Thread.currentThread();
+      leading = leadership;
+      if (interruptAtStart == leadership) {
+        leader.interrupt();
+      }
+      interruptAtStart = null;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code takeLeadership} ended: an interrupt for it ends with it, not reaching the thread. */
+  void end() {
+    lock.lock();
+    try {
+      leader = null;
+      leading = null;
+    } finally {
+      lock.unlock();
+    }
+    Thread.interrupted(); // interrupts come under the lock while leader is set: none comes after
+  }
+
+  /**
+   * Interrupts the running {@code takeLeadership}, and the one {@code elected} (null if none) is to
+   * run: it begins interrupted.
+   */
+  void interrupt(Leadership elected) {
+    lock.lock();
+    try {
+      if (leader != null) {
+        leader.interrupt();
+      }
+      if (elected != null && elected != leading) {
+        interruptAtStart = elected;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The leadership {@code takeLeadership} runs for now, or null. */
+  Leadership leading() {
+    lock.lock();
+    try {
+      return leading;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** {@code leadership} was elected in {@code election}: its turn runs now, or after this one. */
