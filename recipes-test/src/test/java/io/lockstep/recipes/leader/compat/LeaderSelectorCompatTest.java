@@ -8,7 +8,9 @@ import io.lockstep.recipes.leader.Leadership;
 import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.TcpProxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,10 +24,15 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.leader.Participant;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The compat {@link LeaderSelector} behaves as Curator's where users rely on it (takeLeadership on
@@ -387,6 +394,129 @@ class LeaderSelectorCompatTest {
     assertThat(ours.hasLeadership()).isTrue();
     ours.close();
     pool.shutdownNow();
+  }
+
+  /** Curator's selector or ours, as one test drives either. */
+  private interface Selector {
+    boolean requeue();
+
+    void close();
+  }
+
+  private Selector selector(
+      String which, CuratorFramework client, String path, Leader side, boolean autoRequeue) {
+    if (which.equals("ours")) {
+      LeaderSelector ours = new LeaderSelector(client, path, side);
+      ours.setId(side.name);
+      if (autoRequeue) {
+        ours.autoRequeue();
+      }
+      ours.start();
+      return new Selector() {
+        @Override
+        public boolean requeue() {
+          return ours.requeue();
+        }
+
+        @Override
+        public void close() {
+          ours.close();
+        }
+      };
+    }
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(client, path, side);
+    curator.setId(side.name);
+    if (autoRequeue) {
+      curator.autoRequeue();
+    }
+    curator.start();
+    return new Selector() {
+      @Override
+      public boolean requeue() {
+        return curator.requeue();
+      }
+
+      @Override
+      public void close() {
+        curator.close();
+      }
+    };
+  }
+
+  /**
+   * Waiting (not leading), a selector whose connection is suspended hears the adapter's
+   * CancelLeadershipException: Curator 5.9.0's cancels its whole election (it interrupts the
+   * mutex's acquire, which deletes its node): it leaves the queue, and with autoRequeue queues
+   * again at the back; without, {@code requeue()} queues it again. Ours alike, so a user whose
+   * selector stops being a candidate on SUSPENDED still does, and no takeLeadership starts on a
+   * leadership elected around the suspension, which the cancellation no longer reaches.
+   */
+  @ParameterizedTest(name = "{0}, autoRequeue {1}")
+  @CsvSource({"curator, true", "curator, false", "ours, true", "ours, false"})
+  void aWaitingSelector_whoseConnectionIsSuspended_leavesTheQueue_asCuratorsDoes(
+      String which, boolean autoRequeue) throws Exception {
+    String path = zk.path("leader");
+    CuratorFramework reader = zk.newClient();
+    Selector first = selector("curator", reader, path, new Leader("first", led, leading), false);
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("first");
+    TcpProxy proxy = zk.proxy();
+    CuratorFramework suspended =
+        zk.newClient(
+            b ->
+                b.connectString(proxy.connectString())
+                    .retryPolicy(new RetryNTimes(1_000, 100))); // through the cut
+    List<ConnectionState> states = new CopyOnWriteArrayList<>();
+    suspended.getConnectionStateListenable().addListener((c, state) -> states.add(state));
+    Selector waiting =
+        selector(which, suspended, path, new Leader(which, led, leading), autoRequeue);
+    await().untilAsserted(() -> assertThat(ids(reader, path)).containsExactly("first", which));
+    Selector last =
+        selector("curator", zk.newClient(), path, new Leader("last", led, leading), false);
+    await()
+        .untilAsserted(() -> assertThat(ids(reader, path)).containsExactly("first", which, "last"));
+
+    proxy.cut();
+    await().until(() -> states.contains(ConnectionState.SUSPENDED));
+    proxy.heal();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> states.contains(ConnectionState.RECONNECTED));
+
+    if (autoRequeue) {
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () -> assertThat(ids(reader, path)).containsExactly("first", "last", which));
+    } else {
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(() -> assertThat(ids(reader, path)).containsExactly("first", "last"));
+      assertThat(waiting.requeue()).isTrue();
+      await()
+          .untilAsserted(
+              () -> assertThat(ids(reader, path)).containsExactly("first", "last", which));
+    }
+    assertThat(led).isEmpty();
+    waiting.close();
+    last.close();
+    first.close();
+    if (which.equals("curator")) {
+      suspended.close(); // Curator's close may leave a waiting selector's node for a while
+    }
+  }
+
+  /** The participants' ids on {@code path}, in queue order, as Curator's selector reads them. */
+  private static List<String> ids(CuratorFramework client, String path) throws Exception {
+    List<String> ids = new ArrayList<>();
+    for (String node : new InterProcessMutex(client, path).getParticipantNodes()) {
+      try {
+        ids.add(new String(client.getData().forPath(node), StandardCharsets.UTF_8));
+      } catch (KeeperException.NoNodeException gone) {
+        // left meanwhile
+      }
+    }
+    return ids;
   }
 
   @Test

@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.CancelLeadershipException;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListener;
@@ -46,12 +45,16 @@ import org.slf4j.LoggerFactory;
  * returns or throws, and the selector then queues again if {@link #autoRequeue()} was called, or
  * when {@link #requeue()} is. The listener also hears the client's connection states, as Curator's
  * does: {@code LeaderSelectorListenerAdapter} throws {@code CancelLeadershipException} on SUSPENDED
- * and LOST, and the selector then interrupts the leader's thread ({@link #interruptLeadership()}).
- * {@link #close()} interrupts it too.
+ * and LOST, and the selector then cancels its election, as Curator 5.9.0's: the leader's {@code
+ * takeLeadership} is interrupted (elected, it begins interrupted, as after {@link
+ * #interruptLeadership()}); a waiting selector leaves the queue, and with {@code autoRequeue}
+ * queues again at the back (without, {@link #requeue()} queues it again). {@link #close()}
+ * interrupts the leader's thread too. {@link #hasLeadership()} is true from the election on, before
+ * {@code takeLeadership} begins, as Curator's.
  *
- * <p><b>Differences.</b> While waiting (not leading), a selector whose session was lost queues
- * again by itself, with or without {@code autoRequeue}. {@code getParticipants()} and {@code
- * getLeader()} declare no checked exception.
+ * <p><b>Differences.</b> While waiting (not leading), a selector whose session was lost and whose
+ * listener did not cancel queues again on its new session by itself, with or without {@code
+ * autoRequeue}. {@code getParticipants()} and {@code getLeader()} declare no checked exception.
  *
  * <p><b>Thread safety.</b> Safe for use by any number of threads.
  *
@@ -71,13 +74,11 @@ public final class LeaderSelector implements Closeable {
   private final LeaderSelectorListener listener;
   private final CloseableExecutorService executor;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-  private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
   private final ConnectionStateListener connectionStates;
   private volatile boolean autoRequeue;
   private volatile String id = "";
-  private LeaderElection queued; // guarded by lock: the election this selector is in, or null
-  private LeaderElection leaving; // guarded by lock: the election a turn left last, or null
   private final SelectorTurns turns;
+  private final SelectorQueue queue;
 
   /**
    * A selector whose {@code takeLeadership} runs on a thread of its own.
@@ -142,13 +143,14 @@ public final class LeaderSelector implements Closeable {
               var unused = executor.submit(task); // lead() logs what takeLeadership throws
             },
             this::lead);
+    this.queue = new SelectorQueue(turns, this::newElection, this::join);
     LeaderElection.builder(client, leaderPath); // checks the path now, as the constructor should
     this.connectionStates =
         (c, newState) -> {
           try {
             listener.stateChanged(c, newState);
           } catch (CancelLeadershipException cancel) { // the adapter's, on SUSPENDED and LOST
-            interruptLeadership();
+            queue.cancel(autoRequeue);
           }
         };
   }
@@ -197,30 +199,19 @@ public final class LeaderSelector implements Closeable {
    * @throws IllegalStateException if not started, or closed
    */
   public boolean requeue() {
-    LeaderElection election;
-    lock.lock();
-    try {
-      // Under the lock, as close() takes what is queued: a requeue that passed this check queues an
-      // election the close then takes and closes.
-      if (state.get() != State.STARTED) {
-        throw new IllegalStateException(
-            "close() has already been called or start() was not called");
-      }
-      if (queued != null) {
-        return false;
-      }
-      election =
-          LeaderElection.builder(client, leaderPath)
-              .participantId(id)
-              .layout(LeaderLayout.LEADER_SELECTOR)
-              .build();
-      queued = election;
-    } finally {
-      lock.unlock();
-    }
+    return queue.requeue(() -> state.get() == State.STARTED);
+  }
+
+  private LeaderElection newElection() {
+    return LeaderElection.builder(client, leaderPath)
+        .participantId(id)
+        .layout(LeaderLayout.LEADER_SELECTOR)
+        .build();
+  }
+
+  private void join(LeaderElection election) {
     election.addListener(turns.electing(election, () -> state.get() == State.STARTED));
     election.start();
-    return true;
   }
 
   /**
@@ -230,7 +221,7 @@ public final class LeaderSelector implements Closeable {
    * @return true while this selector leads
    */
   public boolean hasLeadership() {
-    return turns.leading() != null || elected() != null;
+    return turns.leading() != null || queue.elected() != null;
   }
 
   /**
@@ -238,18 +229,7 @@ public final class LeaderSelector implements Closeable {
    * interrupted (as Curator's, whose thread is interrupted on its way to it).
    */
   public void interruptLeadership() {
-    lock.lock();
-    try {
-      turns.interrupt(elected());
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** The leadership the queued election holds now, or null. */
-  private Leadership elected() {
-    LeaderElection election = queued();
-    return election == null ? null : election.leadership().orElse(null);
+    queue.interrupt();
   }
 
   /**
@@ -281,7 +261,7 @@ public final class LeaderSelector implements Closeable {
    * @return the participants, with Curator's {@link Participant}
    */
   public Collection<Participant> getParticipants() {
-    return CuratorParticipants.ofSelector(client, leaderPath, queued());
+    return CuratorParticipants.ofSelector(client, leaderPath, queue.queued());
   }
 
   /**
@@ -302,29 +282,12 @@ public final class LeaderSelector implements Closeable {
    */
   @Override
   public void close() {
-    LeaderElection election;
-    LeaderElection left;
-    lock.lock();
-    try {
-      if (!state.compareAndSet(State.STARTED, State.CLOSED)) {
-        throw new IllegalStateException("Already closed or has not been started");
-      }
-      election = queued;
-      left = leaving;
-      queued = null;
-      leaving = null;
-    } finally {
-      lock.unlock();
-    }
-    client.getConnectionStateListenable().removeListener(connectionStates);
-    interruptLeadership();
-    executor.close();
-    if (election != null) {
-      election.close();
-    }
-    if (left != null) {
-      left.close(); // a turn closes it too: this waits for its node all the same
-    }
+    queue.close(
+        () -> state.compareAndSet(State.STARTED, State.CLOSED),
+        () -> {
+          client.getConnectionStateListenable().removeListener(connectionStates);
+          executor.close();
+        });
   }
 
   @Override
@@ -338,7 +301,7 @@ public final class LeaderSelector implements Closeable {
    * next; without, the election is left, that leadership with it.
    */
   private void lead(LeaderElection election, Leadership leadership) {
-    if (begin(election, leadership)) {
+    if (state.get() == State.STARTED && queue.begin(election, leadership)) {
       try {
         listener.takeLeadership(client);
       } catch (InterruptedException e) {
@@ -354,45 +317,7 @@ public final class LeaderSelector implements Closeable {
       turns.ended(null);
       return;
     }
-    lock.lock();
-    try {
-      if (queued == election) {
-        queued = null; // requeue() may queue a new one while this one closes, as Curator's
-      }
-      leaving = election; // close() closes it too: waits for its node, if not gone yet
-    } finally {
-      lock.unlock();
-    }
-    election.close(); // out of the queue until requeue(), with a leadership elected meanwhile
+    queue.leave(election);
     turns.ended(election);
-  }
-
-  /**
-   * Whether the turn of {@code leadership} begins: unless it ended, or its election was left,
-   * before its turn came. Under the lock an {@link #interruptLeadership()} takes, so it reaches the
-   * turn.
-   */
-  private boolean begin(LeaderElection election, Leadership leadership) {
-    lock.lock();
-    try {
-      boolean begins =
-          state.get() == State.STARTED && queued == election && SelectorTurns.stillHeld(leadership);
-      if (begins) {
-        turns.begin(leadership);
-      }
-      return begins;
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** The election this selector is in, or null. */
-  private LeaderElection queued() {
-    lock.lock();
-    try {
-      return queued;
-    } finally {
-      lock.unlock();
-    }
   }
 }
