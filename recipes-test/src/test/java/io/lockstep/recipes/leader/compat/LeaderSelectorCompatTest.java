@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -517,6 +518,57 @@ class LeaderSelectorCompatTest {
       }
     }
     return ids;
+  }
+
+  /**
+   * Curator 5.9.0's {@code start()} submits its task at once, so an executor already shut down
+   * refuses it there, and the selector never queues; ours queued, was elected, could not run
+   * takeLeadership and kept the leadership, so nobody led the path.
+   */
+  @Test
+  void start_withAShutDownExecutor_throws_asCuratorsDoes() throws Exception {
+    String path = zk.path("leader");
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    pool.shutdown();
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, pool, new Leader("curator", led, leading));
+    LeaderSelector ours =
+        new LeaderSelector(zk.newClient(), path, pool, new Leader("ours", led, leading));
+
+    assertThatThrownBy(curator::start).isInstanceOf(RejectedExecutionException.class);
+    assertThatThrownBy(ours::start).isInstanceOf(RejectedExecutionException.class);
+
+    Leader later = new Leader("later", led, leading);
+    LeaderSelector next = new LeaderSelector(zk.newClient(), path, later);
+    next.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS))
+        .as("a selector queued after them leads")
+        .isEqualTo("later");
+    next.close();
+    ours.close();
+    curator.close();
+  }
+
+  @Test
+  void requeue_afterClose_throws_asCuratorsDoes() throws Exception {
+    String path = zk.path("leader");
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
+        new org.apache.curator.framework.recipes.leader.LeaderSelector(
+            zk.newClient(), path, new Leader("curator", led, leading));
+    LeaderSelector ours =
+        new LeaderSelector(zk.newClient(), path, new Leader("ours", led, leading));
+    curator.start();
+    ours.start();
+    curator.close();
+    ours.close();
+
+    assertThatThrownBy(curator::requeue)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("close() has already been called");
+    assertThatThrownBy(ours::requeue)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("close() has already been called");
   }
 
   @Test

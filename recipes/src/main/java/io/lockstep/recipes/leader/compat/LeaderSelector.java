@@ -183,6 +183,8 @@ public final class LeaderSelector implements Closeable {
    * Enters the election; returns at once.
    *
    * @throws IllegalStateException if already started or closed
+   * @throws java.util.concurrent.RejectedExecutionException if the executor refuses a task (it was
+   *     shut down), as Curator's start throws; the selector is not queued
    */
   public void start() {
     if (!state.compareAndSet(State.LATENT, State.STARTED)) {
@@ -197,12 +199,16 @@ public final class LeaderSelector implements Closeable {
    *
    * @return true if it was queued now; false if it was queued or leading already
    * @throws IllegalStateException if not started, or closed
+   * @throws java.util.concurrent.RejectedExecutionException if the executor refuses a task (it was
+   *     shut down), as Curator's requeue throws; the selector is not queued
    */
   public boolean requeue() {
     return queue.requeue(() -> state.get() == State.STARTED);
   }
 
+  /** A new election, built once the executor took a task, as Curator's start and requeue submit. */
   private LeaderElection newElection() {
+    var unused = executor.submit(() -> {}); // a shut-down executor refuses it: nothing is queued
     return LeaderElection.builder(client, leaderPath)
         .participantId(id)
         .layout(LeaderLayout.LEADER_SELECTOR)

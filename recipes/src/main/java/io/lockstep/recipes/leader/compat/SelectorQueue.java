@@ -38,8 +38,7 @@ final class SelectorQueue {
     lock.lock();
     try {
       if (!started.getAsBoolean()) {
-        throw new IllegalStateException(
-            "close() has already been called or start() was not called");
+        throw new IllegalStateException("close() has already been called"); // Curator's words
       }
       if (queued != null) {
         return false;
