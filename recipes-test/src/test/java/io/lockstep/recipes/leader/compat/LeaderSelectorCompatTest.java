@@ -22,6 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.leader.Participant;
@@ -398,11 +399,7 @@ class LeaderSelectorCompatTest {
   }
 
   /** Curator's selector or ours, as one test drives either. */
-  private interface Selector {
-    boolean requeue();
-
-    void close();
-  }
+  private record Selector(BooleanSupplier requeue, Runnable close) {}
 
   private Selector selector(
       String which, CuratorFramework client, String path, Leader side, boolean autoRequeue) {
@@ -413,17 +410,7 @@ class LeaderSelectorCompatTest {
         ours.autoRequeue();
       }
       ours.start();
-      return new Selector() {
-        @Override
-        public boolean requeue() {
-          return ours.requeue();
-        }
-
-        @Override
-        public void close() {
-          ours.close();
-        }
-      };
+      return new Selector(ours::requeue, ours::close);
     }
     org.apache.curator.framework.recipes.leader.LeaderSelector curator =
         new org.apache.curator.framework.recipes.leader.LeaderSelector(client, path, side);
@@ -432,17 +419,7 @@ class LeaderSelectorCompatTest {
       curator.autoRequeue();
     }
     curator.start();
-    return new Selector() {
-      @Override
-      public boolean requeue() {
-        return curator.requeue();
-      }
-
-      @Override
-      public void close() {
-        curator.close();
-      }
-    };
+    return new Selector(curator::requeue, curator::close);
   }
 
   /**
@@ -493,15 +470,15 @@ class LeaderSelectorCompatTest {
       await()
           .atMost(Duration.ofSeconds(20))
           .untilAsserted(() -> assertThat(ids(reader, path)).containsExactly("first", "last"));
-      assertThat(waiting.requeue()).isTrue();
+      assertThat(waiting.requeue().getAsBoolean()).isTrue();
       await()
           .untilAsserted(
               () -> assertThat(ids(reader, path)).containsExactly("first", "last", which));
     }
     assertThat(led).isEmpty();
-    waiting.close();
-    last.close();
-    first.close();
+    waiting.close().run();
+    last.close().run();
+    first.close().run();
     if (which.equals("curator")) {
       suspended.close(); // Curator's close may leave a waiting selector's node for a while
     }
