@@ -527,6 +527,38 @@ class LeaderSelectorCompatTest {
     curator.close();
   }
 
+  /**
+   * The caller's executor shut down once the selector was queued: elected, it cannot run {@code
+   * takeLeadership}, and keeping the leadership would leave the path without a working leader until
+   * the selector closed. It leaves the election instead, and the next participant leads.
+   */
+  @Test
+  void electedWithItsExecutorShutDown_leavesTheElection_andTheNextLeads() throws Exception {
+    String path = zk.path("leader");
+    Leader first = new Leader("first", led, leading);
+    LeaderSelector leader = new LeaderSelector(zk.newClient(), path, first);
+    leader.start();
+    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("first");
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    LeaderSelector ours =
+        new LeaderSelector(zk.newClient(), path, pool, new Leader("ours", led, leading));
+    ours.start();
+    LeaderSelector last =
+        new LeaderSelector(zk.newClient(), path, new Leader("last", led, leading));
+    last.start();
+    await().until(() -> ours.getParticipants().size() == 3);
+    pool.shutdown();
+
+    first.stepDown.countDown(); // without autoRequeue: first leaves, ours is elected
+
+    assertThat(led.poll(10, TimeUnit.SECONDS)).as("the next participant leads").isEqualTo("last");
+    assertThat(ours.hasLeadership()).isFalse();
+    await().until(() -> last.getParticipants().size() == 1);
+    last.close();
+    ours.close();
+    leader.close();
+  }
+
   @Test
   void requeue_afterClose_throws_asCuratorsDoes() throws Exception {
     String path = zk.path("leader");

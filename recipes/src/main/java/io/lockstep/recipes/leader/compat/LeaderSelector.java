@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Differences.</b> While waiting (not leading), a selector whose session was lost and whose
  * listener did not cancel queues again on its new session by itself, with or without {@code
- * autoRequeue}. {@code getParticipants()} and {@code getLeader()} declare no checked exception.
+ * autoRequeue}. Elected after the caller shut its executor down, a selector cannot run {@code
+ * takeLeadership}: it logs a warning and leaves the election, so that the next participant leads.
+ * {@code getParticipants()} and {@code getLeader()} declare no checked exception.
  *
  * <p><b>Thread safety.</b> Safe for use by any number of threads.
  *
@@ -142,7 +144,8 @@ public final class LeaderSelector implements Closeable {
             task -> {
               var unused = executor.submit(task); // lead() logs what takeLeadership throws
             },
-            this::lead);
+            this::lead,
+            this::refused);
     this.queue = new SelectorQueue(turns, this::newElection, this::join);
     LeaderElection.builder(client, leaderPath); // checks the path now, as the constructor should
     this.connectionStates =
@@ -299,6 +302,22 @@ public final class LeaderSelector implements Closeable {
   @Override
   public String toString() {
     return "LeaderSelector[" + leaderPath + ", " + id + ", " + state.get() + "]";
+  }
+
+  /**
+   * The executor refused the turn of a leadership {@code election} elected. Unless the selector
+   * closed meanwhile (its close leaves the election), the caller shut the executor down: the
+   * selector leaves, so that the next participant leads, rather than keep a leadership whose {@code
+   * takeLeadership} cannot run.
+   */
+  private void refused(LeaderElection election, RuntimeException refusal) {
+    if (state.get() == State.STARTED) {
+      log.warn(
+          "LeaderSelector on {}: its executor refused takeLeadership ({}): leaving the election",
+          leaderPath,
+          refusal.toString());
+      queue.leaveInBackground(election);
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package io.lockstep.recipes.leader.compat;
 
 import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.Leadership;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -98,6 +99,21 @@ final class SelectorQueue {
 
   /** A turn without autoRequeue ended: its election is left, until a requeue. */
   void leave(LeaderElection election) {
+    markLeft(election);
+    election.close(); // out of the queue until requeue(), with a leadership elected meanwhile
+  }
+
+  /**
+   * The executor refused the turn of a leadership {@code election} elected (it was shut down): the
+   * election is left, so that the next participant leads, and closed in the background, not in the
+   * thread that heard the election.
+   */
+  void leaveInBackground(LeaderElection election) {
+    markLeft(election);
+    var unused = CompletableFuture.runAsync(election::close);
+  }
+
+  private void markLeft(LeaderElection election) {
     lock.lock();
     try {
       if (queued == election) {
@@ -107,7 +123,6 @@ final class SelectorQueue {
     } finally {
       lock.unlock();
     }
-    election.close(); // out of the queue until requeue(), with a leadership elected meanwhile
   }
 
   /**

@@ -23,6 +23,7 @@ final class SelectorTurns {
   private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
   private final Consumer<Runnable> submit; // onto the selector's executor; throws once closed
   private final BiConsumer<LeaderElection, Leadership> turn;
+  private final BiConsumer<LeaderElection, RuntimeException> refused; // the executor's refusal
   private boolean running; // guarded by lock: a turn is submitted or running
   private Leadership next; // guarded by lock: elected while a turn ran
   private LeaderElection nextElection; // guarded by lock: the election of next
@@ -42,9 +43,13 @@ final class SelectorTurns {
         true);
   }
 
-  SelectorTurns(Consumer<Runnable> submit, BiConsumer<LeaderElection, Leadership> turn) {
+  SelectorTurns(
+      Consumer<Runnable> submit,
+      BiConsumer<LeaderElection, Leadership> turn,
+      BiConsumer<LeaderElection, RuntimeException> refused) {
     this.submit = submit;
     this.turn = turn;
+    this.refused = refused;
   }
 
   /**
@@ -167,7 +172,7 @@ final class SelectorTurns {
   private void submit(LeaderElection election, Leadership leadership) {
     try {
       submit.accept(() -> turn.accept(election, leadership));
-    } catch (RuntimeException closedMeanwhile) { // the selector closed: no turn runs any more
+    } catch (RuntimeException refusal) { // closed, or shut down: no turn runs any more
       lock.lock();
       try {
         running = false;
@@ -176,6 +181,7 @@ final class SelectorTurns {
       } finally {
         lock.unlock();
       }
+      refused.accept(election, refusal);
     }
   }
 }
