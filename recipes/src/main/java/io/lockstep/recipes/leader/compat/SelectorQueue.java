@@ -18,7 +18,7 @@ final class SelectorQueue {
   private final SelectorTurns turns;
   private final Supplier<LeaderElection> newElection; // built, not started
   private final Consumer<LeaderElection> join; // hears and starts it
-  private LeaderElection queued; // guarded by lock: the election the selector is in, or null
+  private volatile LeaderElection queued; // written under lock: the election it is in, or null
   private LeaderElection leaving; // guarded by lock: the election it left last, or null
 
   SelectorQueue(
@@ -55,12 +55,7 @@ final class SelectorQueue {
 
   /** The election the selector is in, or null. */
   LeaderElection queued() {
-    lock.lock();
-    try {
-      return queued;
-    } finally {
-      lock.unlock();
-    }
+    return queued;
   }
 
   /** The leadership the queued election holds now, or null. */

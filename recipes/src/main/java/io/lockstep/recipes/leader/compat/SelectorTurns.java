@@ -28,7 +28,7 @@ final class SelectorTurns {
   private Leadership next; // guarded by lock: elected while a turn ran
   private LeaderElection nextElection; // guarded by lock: the election of next
   private Thread leader; // guarded by lock: running takeLeadership, or null
-  private Leadership leading; // guarded by lock: the leadership it runs for, or null
+  private volatile Leadership leading; // written under lock: the leadership it runs for, or null
   private Leadership interruptAtStart; // guarded by lock: elected, interrupted before its turn
 
   /** A selector's own executor: one daemon thread, closed with the selector, as Curator's. */
@@ -123,12 +123,7 @@ final class SelectorTurns {
 
   /** The leadership {@code takeLeadership} runs for now, or null. */
   Leadership leading() {
-    lock.lock();
-    try {
-      return leading;
-    } finally {
-      lock.unlock();
-    }
+    return leading;
   }
 
   /** {@code leadership} was elected in {@code election}: its turn runs now, or after this one. */
