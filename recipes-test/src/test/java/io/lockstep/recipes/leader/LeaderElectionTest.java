@@ -119,6 +119,30 @@ class LeaderElectionTest {
   }
 
   @Test
+  void nodePath_namesTheParticipantsNode_inTheQueueAndLeading_andIsEmptyBeforeStartAndAfterClose()
+      throws Exception {
+    String path = zk.path("election");
+    LeaderElection a = started("a");
+    assertThat(a.awaitLeadership(Duration.ofSeconds(10))).isPresent();
+    LeaderElection b = LeaderElection.builder(zk.newClient(), path).participantId("b").build();
+    elections.add(b);
+    assertThat(b.nodePath()).as("before start").isEmpty();
+
+    b.start();
+    await().until(() -> b.nodePath().isPresent());
+    String node = b.nodePath().orElseThrow();
+    assertThat(ZooKeeperExtension.childrenOrNone(zk.newClient(), path))
+        .map(child -> path + "/" + child)
+        .containsExactlyInAnyOrder(a.nodePath().orElseThrow(), node);
+    a.close();
+    assertThat(b.awaitLeadership(Duration.ofSeconds(10))).isPresent();
+    assertThat(b.nodePath()).as("the leader's node: the one it queued with").contains(node);
+
+    b.close();
+    assertThat(b.nodePath()).as("after close").isEmpty();
+  }
+
+  @Test
   void closingTheLeadersElection_passesLeadershipOn_andItsNodeIsGoneOnReturn() throws Exception {
     LeaderElection a = started("a");
     assertThat(a.awaitLeadership(Duration.ofSeconds(10))).isPresent();

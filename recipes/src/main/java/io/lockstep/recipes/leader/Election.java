@@ -163,6 +163,21 @@ final class Election {
     return machine.apply(m -> Optional.ofNullable(holding(m)));
   }
 
+  /**
+   * Our node: the holding term's, else the queued attempt's once created and until lost; empty when
+   * there is none, and before start and after close.
+   */
+  Optional<String> nodePath() {
+    return machine.apply(
+        m -> {
+          if (m.stage() != ElectionMachine.Stage.STARTED) {
+            return Optional.empty();
+          }
+          Term term = holding(m);
+          return term != null ? term.nodePath() : Term.nodeOf(started.get(m.waiting()));
+        });
+  }
+
   /** The current term if it holds (or may, at risk), else the next one. */
   CompletableFuture<Leadership> leadershipAsync() {
     return machine.apply(

@@ -78,6 +78,11 @@ final class ElectionMachine {
     return leader;
   }
 
+  /** The attempt in the queue, not granted yet, or {@link #NONE}. */
+  int waiting() {
+    return waiting;
+  }
+
   /** What {@code leadershipAsync()} callers wait for when no term holds: the next term. */
   CompletableFuture<Leadership> next() {
     return next;

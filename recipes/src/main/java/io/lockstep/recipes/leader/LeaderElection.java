@@ -169,6 +169,20 @@ public final class LeaderElection implements AutoCloseable {
   }
 
   /**
+   * This participant's node, for reference only: while it leads (or may, at risk), its leadership's
+   * node; while it waits, its node in the queue. Empty before {@link #start()}, after {@link
+   * #close()}, and while it has no node: its create is under way, or its node was lost (session
+   * expired, node deleted) and the next one is not made yet. A node says nothing of leadership
+   * ({@link #leadership()} does), and it may be gone by the time the caller reads it: the path owns
+   * nothing, and deleting the node is the election's business.
+   *
+   * @return the node's full path (a child of the election path), or empty
+   */
+  public Optional<String> nodePath() {
+    return election.nodePath();
+  }
+
+  /**
    * Waits for this participant to lead, at most {@code timeout}, whatever the connection state.
    *
    * @param timeout the budget

@@ -2,9 +2,11 @@ package io.lockstep.recipes.leader;
 
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.Awaits;
+import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.locks.LockOwnershipLostException;
 import io.lockstep.recipes.locks.LockState;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -51,6 +53,22 @@ final class Term implements Leadership {
   /** The election machine's id of the term. */
   int id() {
     return id;
+  }
+
+  /** The node of the granted attempt while it holds (or may, at risk). */
+  Optional<String> nodePath() {
+    return nodeOf(attempt);
+  }
+
+  /** The node of {@code attempt} while it is in the queue or holds; empty for a null attempt. */
+  static Optional<String> nodeOf(Attempt attempt) {
+    if (attempt == null) {
+      return Optional.empty();
+    }
+    List<String> nodes = attempt.nodePaths();
+    Phase phase = attempt.phase(); // read after: a requeue clears the nodes, back to CREATING
+    boolean ours = phase.compareTo(Phase.READING) >= 0 && (phase.isWaiting() || phase.isHolding());
+    return ours && !nodes.isEmpty() ? Optional.of(nodes.get(0)) : Optional.empty();
   }
 
   /** The hold's own state, as the engine has it now (the term may not have heard of it yet). */
