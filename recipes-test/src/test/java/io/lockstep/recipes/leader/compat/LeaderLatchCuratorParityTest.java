@@ -18,14 +18,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.SessionConnectionStateErrorPolicy;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.utils.ZKPaths;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 
 /**
  * Curator 5.9.0's {@code LeaderLatch} and the compat {@link LeaderLatch} side by side, method by
@@ -40,12 +44,9 @@ class LeaderLatchCuratorParityTest {
     return new org.apache.curator.framework.recipes.leader.LeaderLatch(client, path, id);
   }
 
-  /**
-   * Every public method of Curator's latch, by name and parameter types, is one of ours, but the
-   * two that name its node, which migration.md says are not offered.
-   */
+  /** Every public method of Curator's latch, by name and parameter types, is one of ours. */
   @Test
-  void everyPublicMethodOfCuratorsLatch_isOurs_butTheNodePaths() {
+  void everyPublicMethodOfCuratorsLatch_isOurs() {
     List<String> missing = new ArrayList<>();
     for (Method m :
         org.apache.curator.framework.recipes.leader.LeaderLatch.class.getDeclaredMethods()) {
@@ -63,9 +64,7 @@ class LeaderLatchCuratorParityTest {
         missing.add(m.getName() + Arrays.toString(types));
       }
     }
-    assertThat(missing)
-        .as("Curator's public methods we lack")
-        .containsExactlyInAnyOrder("getOurPath[]", "getLastPathIsLeader[]");
+    assertThat(missing).as("Curator's public methods we lack").isEmpty();
   }
 
   private static Class<?> ours(Class<?> curators) {
@@ -73,6 +72,102 @@ class LeaderLatchCuratorParityTest {
       return LeaderLatch.CloseMode.class;
     }
     return curators;
+  }
+
+  /** A latch of ours on {@code path}, started, once it leads. */
+  private static LeaderLatch leading(String path, String id) throws Exception {
+    LeaderLatch leader = new LeaderLatch(zk.newClient(), path, id);
+    leader.start();
+    leader.await();
+    return leader;
+  }
+
+  /** The calls of the node-path scenario, on Curator's latch or ours. */
+  private record NodePaths(
+      Executable start,
+      Executable close,
+      Supplier<String> ourPath,
+      Supplier<String> lastPathIsLeader,
+      ThrowingSupplier<Boolean> leadsSoon) {}
+
+  /**
+   * getOurPath() is null before start, the latch's node (a child of the latch path, as another
+   * client reads it) once started, another node once the first was deleted by another client and
+   * the latch made a new one, and null after close; getLastPathIsLeader() is null until the latch
+   * leads, then its node, kept after close. Curator's latch and ours, on the same steps.
+   */
+  @Test
+  void getOurPath_andGetLastPathIsLeader_followTheLatchsNode_asCuratorsDo() throws Throwable {
+    String curatorPath = zk.path("curator");
+    var curator = curatorLatch(zk.newClient(), curatorPath, "curator");
+    followTheNode(
+        curatorPath,
+        new NodePaths(
+            curator::start,
+            curator::close,
+            curator::getOurPath,
+            curator::getLastPathIsLeader,
+            () -> curator.await(10, TimeUnit.SECONDS)));
+
+    String path = zk.path("ours");
+    LeaderLatch ours = new LeaderLatch(zk.newClient(), path, "ours");
+    followTheNode(
+        path,
+        new NodePaths(
+            ours::start,
+            ours::close,
+            ours::getOurPath,
+            ours::getLastPathIsLeader,
+            () -> ours.await(10, TimeUnit.SECONDS)));
+  }
+
+  /** The steps of the node-path scenario on {@code latch}, made on {@code path} and not started. */
+  private static void followTheNode(String path, NodePaths latch) throws Throwable {
+    CuratorFramework admin = zk.newClient();
+    LeaderLatch first = leading(path, "first");
+    assertThat(latch.ourPath().get()).as("before start").isNull();
+
+    latch.start().execute();
+    await().until(() -> latch.ourPath().get() != null);
+    String node = latch.ourPath().get();
+    assertThat(ZKPaths.getPathAndNode(node).getPath()).isEqualTo(path);
+    assertThat(ZooKeeperExtension.childrenOrNone(admin, path))
+        .contains(ZKPaths.getNodeFromPath(node));
+    assertThat(latch.lastPathIsLeader().get()).as("never led").isNull();
+
+    admin.delete().forPath(node);
+    first.close(); // the latch's next read finds its node gone: it makes another, and leads
+
+    assertThat(latch.leadsSoon().get()).isTrue();
+    String again = latch.ourPath().get();
+    assertThat(again).as("the new node").isNotEqualTo(node);
+    assertThat(ZooKeeperExtension.childrenOrNone(admin, path))
+        .containsExactly(ZKPaths.getNodeFromPath(again));
+    assertThat(latch.lastPathIsLeader().get()).as("led with the new node").isEqualTo(again);
+
+    latch.close().execute();
+    assertThat(latch.ourPath().get()).as("after close").isNull();
+    assertThat(latch.lastPathIsLeader().get()).as("kept after close").isEqualTo(again);
+  }
+
+  /** A latch that closes without ever leading never had a leader's node. */
+  @Test
+  void getLastPathIsLeader_ofALatchThatNeverLed_isNull_asCuratorsIs() throws Exception {
+    String path = zk.path("latch");
+    LeaderLatch leader = leading(path, "leader");
+    LeaderLatch ours = new LeaderLatch(zk.newClient(), path, "ours");
+    ours.start();
+    var curator = curatorLatch(zk.newClient(), path, "curator");
+    curator.start(); // both queue behind the leader, and never lead
+    await().until(() -> curator.getOurPath() != null && ours.getOurPath() != null);
+
+    curator.close();
+    ours.close();
+
+    assertThat(curator.getLastPathIsLeader()).isNull();
+    assertThat(ours.getLastPathIsLeader()).isNull();
+    assertThat(ours.getOurPath()).isNull();
+    leader.close();
   }
 
   /** Before start(): Curator's await() throws EOFException and await(time, unit) is false. */
@@ -114,9 +209,7 @@ class LeaderLatchCuratorParityTest {
   @Test
   void await_withTheInterruptFlagSet_actsAsCuratorsDoes() throws Exception {
     String path = zk.path("latch");
-    LeaderLatch leader = new LeaderLatch(zk.newClient(), path, "leader");
-    leader.start();
-    leader.await();
+    LeaderLatch leader = leading(path, "leader");
     var curator = curatorLatch(zk.newClient(), path, "curator");
     LeaderLatch ours = new LeaderLatch(zk.newClient(), path, "ours");
     curator.start();

@@ -50,8 +50,7 @@ import org.apache.curator.framework.recipes.leader.Participant;
  * leads and goes on leading beside the participant the deletion elected. The client's {@code
  * ConnectionStateErrorPolicy} is not consulted: a suspended connection stops the leadership even
  * under {@code SessionConnectionStateErrorPolicy}, under which Curator's latch leads on until the
- * session is lost. Curator's {@code getOurPath()} and {@code getLastPathIsLeader()} are not
- * offered: {@link #leadership()} and {@link #epoch()} say which leadership this is.
+ * session is lost.
  *
  * <p><b>Thread safety.</b> Safe for use by any number of threads.
  *
@@ -84,6 +83,7 @@ public final class LeaderLatch implements Closeable {
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Map<LeaderLatchListener, LatchListener> listeners = new ConcurrentHashMap<>();
   private final LeadingSignal leading = new LeadingSignal(); // what await() waits for
+  private final LastLeaderNode lastLeaderNode;
 
   /**
    * A latch with an empty participant id.
@@ -132,6 +132,8 @@ public final class LeaderLatch implements Closeable {
             .build();
     // First: it has heard a change before any user listener.
     election.addListener(new LatchListener(leading, Runnable::run, false));
+    this.lastLeaderNode = new LastLeaderNode(election);
+    election.addListener(lastLeaderNode);
   }
 
   /**
@@ -259,6 +261,28 @@ public final class LeaderLatch implements Closeable {
    */
   public State getState() {
     return state.get();
+  }
+
+  /**
+   * This latch's node, as Curator's latch names it: a child of the latch path, while in the queue
+   * or leading; null before start, after close, and while the latch has none (its node was lost or
+   * deleted and the next is not made yet). For reference only: the node may be gone by the time the
+   * caller reads it, and having one does not mean leading.
+   *
+   * @return the node's full path, or null
+   */
+  public String getOurPath() {
+    return election.nodePath().orElse(null);
+  }
+
+  /**
+   * The node this latch last led with, as Curator's latch names it: kept after that leadership and
+   * the latch end; null if the latch never led. For reference only: the node may be gone.
+   *
+   * @return the node's full path, or null
+   */
+  public String getLastPathIsLeader() {
+    return lastLeaderNode.get();
   }
 
   /**
