@@ -1,6 +1,5 @@
 package io.lockstep.recipes.leader.compat;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -389,13 +388,7 @@ class LeaderLatchCuratorParityTest {
     next.start();
     await().until(() -> next.getParticipants().size() == 2);
 
-    String node = ZooKeeperExtension.childrenOrNone(admin, path).get(0); // ours: first in line
-    for (String child : ZooKeeperExtension.childrenOrNone(admin, path)) {
-      if (new String(admin.getData().forPath(path + "/" + child), UTF_8).equals("ours")) {
-        node = child;
-      }
-    }
-    admin.delete().forPath(path + "/" + node);
+    admin.delete().forPath(ours.getOurPath());
 
     assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
     await().until(() -> !ours.hasLeadership() && heard.equals(List.of("isLeader", "notLeader")));
