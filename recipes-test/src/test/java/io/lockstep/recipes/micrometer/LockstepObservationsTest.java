@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.listen.StandardListenerManager;
 import org.junit.jupiter.api.Test;
@@ -48,14 +49,7 @@ class LockstepObservationsTest {
     ReentrantMutex lock = new ReentrantMutex(client, path);
 
     Observation request = Observation.start("request", registry);
-    long token;
-    try (Observation.Scope scope = request.openScope()) {
-      lock.acquire();
-      token = lock.fencingToken();
-      lock.release();
-    } finally {
-      request.stop();
-    }
+    long token = acquireAndReleaseUnder(request, lock);
 
     TestObservationRegistryAssert.assertThat(registry)
         .hasNumberOfObservationsWithNameEqualTo(LockstepObservations.ACQUIRE, 1)
@@ -362,6 +356,162 @@ class LockstepObservationsTest {
     TestObservationRegistryAssert.assertThat(registry)
         .hasNumberOfObservationsWithNameEqualTo(LockstepObservations.ACQUIRE, 1)
         .hasNumberOfObservationsWithNameEqualTo(LockstepObservations.HOLD, 1);
+  }
+
+  /**
+   * Regression: with the waits turned off by a predicate (to keep only the holds), no hold was
+   * observed either, as the hold was only begun from an observed wait.
+   */
+  @Test
+  void aPredicateThatTurnsOffTheWaits_stillObservesTheHolds() throws Exception {
+    CuratorFramework client = zk.newClient();
+    TestObservationRegistry registry = TestObservationRegistry.create();
+    registry
+        .observationConfig()
+        .observationPredicate((name, context) -> !name.equals(LockstepObservations.ACQUIRE));
+    LockstepObservations.bind(client, registry);
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("holds-only"));
+
+    Observation request = Observation.start("request", registry);
+    acquireAndReleaseUnder(request, lock);
+
+    TestObservationRegistryAssert.assertThat(registry)
+        .hasNumberOfObservationsWithNameEqualTo(LockstepObservations.ACQUIRE, 0)
+        .hasNumberOfObservationsWithNameEqualTo(LockstepObservations.HOLD, 1)
+        .forAllObservationsWithNameEqualTo(
+            LockstepObservations.HOLD,
+            hold ->
+                hold.hasLowCardinalityKeyValue("state", "RELEASED")
+                    .hasParentObservationEqualTo(request));
+  }
+
+  /**
+   * Regression: a handler that threw in {@code onStart} left the observation started for the
+   * handlers before it (a tracer's span), and it was never stopped.
+   */
+  @Test
+  void aHandlerThatThrowsOnStart_leavesNoObservationOpen() throws Exception {
+    Journal journal = new Journal();
+
+    acquireAndRelease(journal, new ThrowingOnStart()); // started after the journal
+
+    assertThat(journal.entries).containsExactlyElementsOf(ONE_HOLD);
+  }
+
+  /**
+   * Regression: a handler that threw in the wait's {@code onStop} cost the hold its observation.
+   */
+  @Test
+  void aHandlerThatThrowsOnTheWaitsStop_stillObservesTheHold() throws Exception {
+    Journal journal = new Journal();
+
+    // stopped after the journal: handlers stop in reverse order
+    acquireAndRelease(new ThrowingOnStop(LockstepObservations.ACQUIRE, 1), journal);
+
+    assertThat(journal.entries).containsExactlyElementsOf(ONE_HOLD);
+  }
+
+  /** The journal of one acquire and release, observed without failure. */
+  private static final List<String> ONE_HOLD =
+      List.of(
+          "start lockstep.acquire",
+          "stop lockstep.acquire GRANTED",
+          "start lockstep.hold",
+          "stop lockstep.hold RELEASED");
+
+  /** Acquires and releases a lock of a client bound to a registry with {@code handlers}. */
+  @SafeVarargs
+  private static void acquireAndRelease(ObservationHandler<Observation.Context>... handlers)
+      throws Exception {
+    CuratorFramework client = zk.newClient();
+    TestObservationRegistry registry = TestObservationRegistry.create();
+    for (ObservationHandler<Observation.Context> handler : handlers) {
+      registry.observationConfig().observationHandler(handler);
+    }
+    LockstepObservations.bind(client, registry);
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("throwing"));
+    lock.acquire();
+    lock.release();
+  }
+
+  /**
+   * Regression: close() gave up at the first observation a handler failed to stop, and left every
+   * other hold and wait under way open for good.
+   */
+  @Test
+  void close_whenAHandlerThrowsOnAStop_stillStopsEveryOther() throws Exception {
+    CuratorFramework client = zk.newClient();
+    TestObservationRegistry registry = TestObservationRegistry.create();
+    registry
+        .observationConfig()
+        .observationHandler(new ThrowingOnStop(LockstepObservations.HOLD, 1));
+    Journal journal = new Journal();
+    registry.observationConfig().observationHandler(journal);
+    LockstepObservations observations = LockstepObservations.bind(client, registry);
+    ReentrantMutex first = new ReentrantMutex(client, zk.path("first"));
+    ReentrantMutex second = new ReentrantMutex(client, zk.path("second"));
+    first.acquire();
+    second.acquire();
+
+    assertThatThrownBy(observations::close).hasMessage("a failing handler");
+
+    assertThat(journal.entries).filteredOn("stop lockstep.hold HELD"::equals).hasSize(2);
+    first.release();
+    second.release();
+  }
+
+  /**
+   * A handler that fails the first {@code failures} stops of the observations named {@code name}.
+   */
+  static final class ThrowingOnStop implements ObservationHandler<Observation.Context> {
+    private final String name;
+    private final AtomicInteger failures;
+
+    ThrowingOnStop(String name, int failures) {
+      this.name = name;
+      this.failures = new AtomicInteger(failures);
+    }
+
+    @Override
+    public void onStop(Observation.Context context) {
+      if (context.getName().equals(name) && failures.getAndDecrement() > 0) {
+        throw new IllegalStateException("a failing handler");
+      }
+    }
+
+    @Override
+    public boolean supportsContext(Observation.Context context) {
+      return true;
+    }
+  }
+
+  /** A handler that fails every start. */
+  static final class ThrowingOnStart implements ObservationHandler<Observation.Context> {
+    @Override
+    public void onStart(Observation.Context context) {
+      throw new IllegalStateException("a failing handler");
+    }
+
+    @Override
+    public boolean supportsContext(Observation.Context context) {
+      return true;
+    }
+  }
+
+  /**
+   * Acquires and releases {@code lock} in the scope of {@code request}, then stops it; returns the
+   * hold's fencing token.
+   */
+  private static long acquireAndReleaseUnder(Observation request, ReentrantMutex lock)
+      throws Exception {
+    try (Observation.Scope scope = request.openScope()) {
+      lock.acquire();
+      long token = lock.fencingToken();
+      lock.release();
+      return token;
+    } finally {
+      request.stop();
+    }
   }
 
   private static long requestsOfCycles(CuratorFramework client, String name, int cycles)

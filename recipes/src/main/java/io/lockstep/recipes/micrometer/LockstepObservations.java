@@ -68,15 +68,18 @@ import org.apache.curator.framework.CuratorFramework;
  * wait ends, and a child that starts after its parent ended would be drawn outside it; side by side
  * under the request they read as the timeline they are. Without a current observation the hold's
  * parent is the wait, so both stay in one trace (the wait's, which a tracer may have taken from its
- * own current span).
+ * own current span), or none if a predicate turns the waits off.
  *
  * <p><b>Threads, failures, cost.</b> A {@link LockObserver} registered with {@link
  * LockObservers#of(CuratorFramework)} starts the wait in the acquiring thread; it ends the wait and
  * starts, marks and stops the hold on Lockstep's threads, never on ZooKeeper's event thread, and
  * opens no scope anywhere. The hold's observation starts before the acquiring caller wakes, and
  * stops before {@code release()} returns (the releasing thread waits for observers). A failing
- * handler is logged by the observer point and costs the lock nothing. Nothing is registered with
- * the client until {@link #bind}; a bound client sends the same requests to ZooKeeper.
+ * handler is logged by the observer point and costs the lock nothing; an observation it failed to
+ * start or stop is still stopped when it ends, for the handlers that did start it. An {@link
+ * io.micrometer.observation.ObservationPredicate} may turn the waits or the holds off alone.
+ * Nothing is registered with the client until {@link #bind}; a bound client sends the same requests
+ * to ZooKeeper.
  *
  * <p><b>Limits.</b> The observations cover one client: bind once per client. {@link #close()}
  * unregisters the observer and stops the observations still under way.
@@ -174,6 +177,9 @@ public final class LockstepObservations implements AutoCloseable {
    * Stops observing the client's locks: unregisters the observer, stops the waits still under way
    * (with {@code outcome} {@value #UNKNOWN}) and the holds still held (with their current {@code
    * state}). Closing again does nothing.
+   *
+   * @throws RuntimeException what a handler threw while one of them was stopped (the others are
+   *     stopped all the same; later failures are suppressed in it)
    */
   @Override
   public void close() {
@@ -181,18 +187,35 @@ public final class LockstepObservations implements AutoCloseable {
       return;
     }
     LockObservers.of(client).removeListener(observer);
-    for (Long id : waits.keySet()) {
-      Wait wait = waits.remove(id);
-      if (wait != null) {
-        stopUnfinished(wait);
+    RuntimeException failure = sweep(waits, LockstepObservations::stopUnfinished, null);
+    failure = sweep(holds, hold -> stop(hold, hold.state), failure);
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /**
+   * Removes and stops every entry of {@code map}, each even if a handler failed to stop another;
+   * returns {@code failure}, or else the first such failure, with the later ones suppressed.
+   */
+  private static <T> RuntimeException sweep(
+      Map<Long, T> map, Consumer<T> stopper, RuntimeException failure) {
+    for (Long id : map.keySet()) {
+      T value = map.remove(id);
+      if (value == null) {
+        continue;
+      }
+      try {
+        stopper.accept(value);
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
       }
     }
-    for (Long id : holds.keySet()) {
-      Hold hold = holds.remove(id);
-      if (hold != null) {
-        stop(hold, hold.state);
-      }
-    }
+    return failure;
   }
 
   /**
@@ -221,8 +244,8 @@ public final class LockstepObservations implements AutoCloseable {
   private final class Observer implements LockObserver {
     @Override
     public void attemptStarted(LockAttempt attempt) {
-      if (closed.get()) {
-        return;
+      if (closed.get() || registry.isNoop()) {
+        return; // nothing would record the wait nor the hold: keep no entry
       }
       Observation parent = registry.getCurrentObservation(); // the caller's: this is its thread
       Observation wait =
@@ -231,11 +254,13 @@ public final class LockstepObservations implements AutoCloseable {
               .contextualName(attempt.recipe() + " wait")
               .lowCardinalityKeyValue(RECIPE, attempt.recipe())
               .highCardinalityKeyValue(PATH, attempt.path());
-      if (wait.isNoop()) {
-        return; // nothing would record it: keep no entry
+      // Kept even when a predicate turns the waits off (a no-op wait): the hold needs its parent.
+      Wait entry = new Wait(wait, parent);
+      try {
+        wait.start();
+      } finally { // a handler that threw began it for the handlers before it: stop it all the same
+        track(waits, attempt.id(), entry, LockstepObservations::stopUnfinished);
       }
-      wait.start();
-      track(waits, attempt.id(), new Wait(wait, parent), LockstepObservations::stopUnfinished);
     }
 
     @Override
@@ -245,25 +270,42 @@ public final class LockstepObservations implements AutoCloseable {
       if (wait == null) {
         return; // started before binding or unrecorded, or stopped by close()
       }
-      wait.observation.lowCardinalityKeyValue(OUTCOME, outcome.name());
-      if (fencingToken != 0) {
-        wait.observation.highCardinalityKeyValue(TOKEN, Long.toString(fencingToken));
+      try {
+        wait.observation.lowCardinalityKeyValue(OUTCOME, outcome.name());
+        if (fencingToken != 0) {
+          wait.observation.highCardinalityKeyValue(TOKEN, Long.toString(fencingToken));
+        }
+        wait.observation.stop();
+      } finally { // a handler failing the wait's stop does not cost the hold its observation
+        if (outcome == AcquireOutcome.GRANTED && !closed.get()) {
+          startHold(attempt, wait, fencingToken);
+        }
       }
-      wait.observation.stop();
-      if (outcome != AcquireOutcome.GRANTED || closed.get()) {
-        return;
+    }
+
+    private void startHold(LockAttempt attempt, Wait wait, long fencingToken) {
+      Observation parent = wait.parent;
+      if (parent == null && !wait.observation.isNoop()) {
+        parent = wait.observation;
       }
       Observation hold =
           Observation.createNotStarted(HOLD, registry)
-              .parentObservation(wait.parent != null ? wait.parent : wait.observation)
+              .parentObservation(parent)
               .contextualName(attempt.recipe() + " hold")
               .lowCardinalityKeyValue(RECIPE, attempt.recipe())
               .highCardinalityKeyValue(PATH, attempt.path());
+      if (hold.isNoop()) {
+        return; // turned off by a predicate: keep no entry
+      }
       if (fencingToken != 0) {
         hold.highCardinalityKeyValue(TOKEN, Long.toString(fencingToken));
       }
-      hold.start();
-      track(holds, attempt.id(), new Hold(hold, fencingToken != 0), h -> stop(h, LockState.HELD));
+      Hold entry = new Hold(hold, fencingToken != 0);
+      try {
+        hold.start();
+      } finally { // as the wait's: begun for the handlers before one that threw, so stopped too
+        track(holds, attempt.id(), entry, h -> stop(h, LockState.HELD));
+      }
     }
 
     @Override
