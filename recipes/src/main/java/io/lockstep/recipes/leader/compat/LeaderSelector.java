@@ -8,6 +8,8 @@ import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.CancelLeadershipException;
@@ -64,6 +66,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaderSelector implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(LeaderSelector.class);
+  private static final AtomicInteger threadNumber = new AtomicInteger();
 
   private enum State {
     LATENT,
@@ -93,7 +96,7 @@ public final class LeaderSelector implements Closeable {
    */
   public LeaderSelector(
       CuratorFramework client, String leaderPath, LeaderSelectorListener listener) {
-    this(client, leaderPath, SelectorTurns.ownThread(), listener);
+    this(client, leaderPath, ownThread(), listener);
   }
 
   /**
@@ -156,6 +159,18 @@ public final class LeaderSelector implements Closeable {
             queue.cancel(autoRequeue);
           }
         };
+  }
+
+  /** A selector's own executor: one daemon thread, closed with the selector, as Curator's. */
+  private static CloseableExecutorService ownThread() {
+    return new CloseableExecutorService(
+        Executors.newSingleThreadExecutor(
+            task -> {
+              Thread thread = new Thread(task, "LeaderSelector-" + threadNumber.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            }),
+        true);
   }
 
   /** After a leadership ends, queue again by itself, as Curator's {@code autoRequeue()}. */

@@ -4,13 +4,10 @@ import io.lockstep.recipes.leader.LeaderElection;
 import io.lockstep.recipes.leader.Leadership;
 import io.lockstep.recipes.leader.LeadershipListener;
 import io.lockstep.recipes.locks.LockState;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import org.apache.curator.utils.CloseableExecutorService;
 
 /**
  * A {@link LeaderSelector}'s turns at {@code takeLeadership}: one at a time, as Curator's selector
@@ -19,7 +16,6 @@ import org.apache.curator.utils.CloseableExecutorService;
  * whether it runs.
  */
 final class SelectorTurns {
-  private static final AtomicInteger threadNumber = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock(); // bookkeeping only, never a wait
   private final Consumer<Runnable> submit; // onto the selector's executor; throws once closed
   private final BiConsumer<LeaderElection, Leadership> turn;
@@ -30,18 +26,6 @@ final class SelectorTurns {
   private Thread leader; // guarded by lock: running takeLeadership, or null
   private volatile Leadership leading; // written under lock: the leadership it runs for, or null
   private Leadership interruptAtStart; // guarded by lock: elected, interrupted before its turn
-
-  /** A selector's own executor: one daemon thread, closed with the selector, as Curator's. */
-  static CloseableExecutorService ownThread() {
-    return new CloseableExecutorService(
-        Executors.newSingleThreadExecutor(
-            task -> {
-              Thread thread = new Thread(task, "LeaderSelector-" + threadNumber.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            }),
-        true);
-  }
 
   SelectorTurns(
       Consumer<Runnable> submit,
