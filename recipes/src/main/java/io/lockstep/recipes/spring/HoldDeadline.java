@@ -46,8 +46,7 @@ final class HoldDeadline {
   @GuardedBy("lock")
   private Attempt hold; // null once the hold was let go or is expiring
 
-  @GuardedBy("lock")
-  private Duration ttl; // null until the first extend
+  private volatile Duration ttl; // null until the first extend; written under the lock
 
   @GuardedBy("lock")
   private long dueNanos;
@@ -99,12 +98,7 @@ final class HoldDeadline {
 
   /** The time to live it was set or last extended with, or null if none yet. */
   Duration ttl() {
-    lock.lock();
-    try {
-      return ttl;
-    } finally {
-      lock.unlock();
-    }
+    return ttl;
   }
 
   /** The hold is let go: no timer acts on it any more. */
