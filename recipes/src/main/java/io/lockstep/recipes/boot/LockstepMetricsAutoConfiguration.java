@@ -3,7 +3,6 @@ package io.lockstep.recipes.boot;
 import io.lockstep.recipes.micrometer.LockstepMetrics;
 import io.lockstep.recipes.spring.LockedBeanPostProcessor;
 import io.lockstep.recipes.spring.LockedSkips;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.apache.curator.framework.CuratorFramework;
@@ -38,9 +37,6 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnSingleCandidate(CuratorFramework.class)
 @ConditionalOnBooleanProperty(name = "lockstep.metrics.enabled", matchIfMissing = true)
 public final class LockstepMetricsAutoConfiguration {
-  /** The name of the meter of skipped {@code @Locked} calls. */
-  static final String SKIPS = "lockstep.locked.skips";
-
   /** Creates the configuration; Spring does. */
   public LockstepMetricsAutoConfiguration() {}
 
@@ -66,35 +62,27 @@ public final class LockstepMetricsAutoConfiguration {
    * SimpleClassName.method}): the {@code @Locked} calls skipped because another holder had the
    * lock, read from the {@link LockedSkips} of the context's {@link LockedBeanPostProcessor}. A
    * method's counter appears at its first skip. Made when the context has such a post processor.
+   * The binder listens to the skips once, however many registries it is bound to, and stops when
+   * the context closes (the counters stay).
    *
    * @param locked the post processor of {@code @Locked} methods, if the context has one
    * @param meterRegistry the application's meter registry
-   * @return the binder, bound to {@code meterRegistry} already (binding it again adds nothing)
+   * @return the binder, bound to {@code meterRegistry} already (binding it again adds nothing),
+   *     closed with the context
    */
-  @Bean
+  @Bean(destroyMethod = "close")
   @ConditionalOnSingleCandidate(MeterRegistry.class)
   @ConditionalOnBean(LockedBeanPostProcessor.class)
   @ConditionalOnMissingBean(name = "lockstepLockedSkipMeters")
   public MeterBinder lockstepLockedSkipMeters(
       ObjectProvider<LockedBeanPostProcessor> locked, MeterRegistry meterRegistry) {
-    MeterBinder binder =
-        registry -> {
-          LockedBeanPostProcessor processor = locked.getIfUnique();
-          if (processor != null) {
-            LockedSkips skips = processor.skips();
-            skips.addListener((method, key) -> skipCounter(skips, method, registry));
-            skips.byMethod().keySet().forEach(method -> skipCounter(skips, method, registry));
-          }
-        };
+    LockedSkipMeters binder =
+        new LockedSkipMeters(
+            () -> {
+              LockedBeanPostProcessor processor = locked.getIfUnique();
+              return processor == null ? null : processor.skips();
+            });
     binder.bindTo(meterRegistry);
     return binder;
-  }
-
-  /** The skip counter of {@code method}; registering it again returns the one registered. */
-  private static void skipCounter(LockedSkips skips, String method, MeterRegistry registry) {
-    FunctionCounter.builder(SKIPS, skips, s -> s.count(method))
-        .description("@Locked calls skipped: the lock was not granted within the budget")
-        .tag("method", method)
-        .register(registry);
   }
 }

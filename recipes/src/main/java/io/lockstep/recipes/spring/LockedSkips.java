@@ -104,6 +104,11 @@ public final class LockedSkips {
     listeners.remove(listener);
   }
 
+  /** How many listeners are registered now: for tests. */
+  int listenerCount() {
+    return listeners.size();
+  }
+
   /** A call of {@code method} on {@code key} was skipped. */
   void skipped(String method, String key) {
     byMethod.computeIfAbsent(method, m -> new LongAdder()).increment();
