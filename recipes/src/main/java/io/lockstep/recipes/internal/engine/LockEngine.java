@@ -11,6 +11,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.curator.CuratorZookeeperClient;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.listen.StandardListenerManager;
 
 /**
@@ -20,8 +21,8 @@ import org.apache.curator.framework.listen.StandardListenerManager;
  * beyond that (their places for local handoff). Everything per lock object is in its {@link
  * LockSettings}.
  *
- * <p>Engines are kept per ZooKeeper client while it lives and dropped when it closes; that map is
- * the engine's only static state.
+ * <p>Engines are kept per ZooKeeper client while it lives and dropped when it closes (an engine
+ * asked for once it is closed is not kept); that map is the engine's only static state.
  */
 public final class LockEngine {
   private static final ConcurrentMap<CuratorZookeeperClient, LockEngine> engines =
@@ -60,8 +61,21 @@ public final class LockEngine {
     Telemetry.prepare(); // here, not in the first timed acquire, nor in the map's lock
     LockEngine engine =
         engines.computeIfAbsent(key, k -> make(client, k, System::nanoTime, Background.INSTANCE));
-    engine.events.listenForClose(client);
+    listenForClose(client, key, engine);
     return engine;
+  }
+
+  /**
+   * Listens for the close of {@code client}, or drops its engine if it closed already: Curator
+   * stops a client before it tells its listeners, and tells them once, so an engine made or asked
+   * for after that hears no close and would be kept for good (and the closed client with it).
+   */
+  private static void listenForClose(
+      CuratorFramework client, CuratorZookeeperClient key, LockEngine engine) {
+    engine.events.listenForClose(client);
+    if (client.getState() == CuratorFrameworkState.STOPPED) {
+      engines.remove(key, engine);
+    }
   }
 
   /**
@@ -86,7 +100,7 @@ public final class LockEngine {
           "client already runs recipe objects on its clock and scheduler; set them before the"
               + " first recipe object is made with it");
     }
-    engine.events.listenForClose(client);
+    listenForClose(client, key, engine);
   }
 
   private static LockEngine make(
