@@ -10,6 +10,10 @@ import io.lockstep.recipes.spring.Locked;
 import io.lockstep.recipes.spring.LockstepLock;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
 import io.lockstep.testing.ZooKeeperExtension;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.apache.curator.framework.CuratorFramework;
@@ -93,6 +97,37 @@ class LockstepContextCloseTest {
     assertThat(size(client.getConnectionStateListenable()))
         .as("connection listeners left")
         .isEqualTo(connectionListenersBefore);
+  }
+
+  @Test
+  void aMeterRegistryRefusingTheGauges_failsStartup_withNoObserverLeftOnTheApplicationsClient() {
+    CuratorFramework client = zk.newClient();
+    int observersBefore = size(LockObservers.of(client));
+    MeterRegistry refusing = new SimpleMeterRegistry();
+    refusing
+        .config()
+        .meterFilter(
+            new MeterFilter() {
+              @Override
+              public Meter.Id map(Meter.Id id) {
+                throw new IllegalArgumentException("refused: " + id.getName());
+              }
+            });
+    BootContexts.runner(zk.server().getConnectString())
+        .withPropertyValues("lockstep.registry.root=" + zk.path("registry"))
+        .withBean(
+            "curatorFramework",
+            CuratorFramework.class,
+            () -> client,
+            definition -> definition.setDestroyMethodName(""))
+        .withBean(MeterRegistry.class, () -> refusing)
+        .run(
+            context ->
+                assertThat(context)
+                    .hasFailed()
+                    .getFailure()
+                    .hasStackTraceContaining("refused: " + LockstepMetrics.WAITERS));
+    assertThat(size(LockObservers.of(client))).as("lock observers left").isEqualTo(observersBefore);
   }
 
   private static int size(Listenable<?> listenable) {

@@ -46,14 +46,20 @@ public final class LockstepMetricsAutoConfiguration {
    *
    * @param client the application's Curator client
    * @param meterRegistry the application's meter registry
-   * @return the metrics, closed with the context (which removes their gauges)
+   * @return the metrics, closed with the context (which removes their gauges), or at once when the
+   *     binding fails
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnSingleCandidate(MeterRegistry.class)
   @ConditionalOnMissingBean
   public LockstepMetrics lockstepMetrics(CuratorFramework client, MeterRegistry meterRegistry) {
     LockstepMetrics metrics = new LockstepMetrics(client);
-    metrics.bindTo(meterRegistry);
+    try {
+      metrics.bindTo(meterRegistry);
+    } catch (RuntimeException e) { // no bean, so no close with the context: stop observing here
+      metrics.close();
+      throw e;
+    }
     return metrics;
   }
 
