@@ -25,6 +25,15 @@ final class LastLeaderNode implements LeadershipListener {
     return election.leadership().flatMap(this::nodeOf).orElseGet(kept::get);
   }
 
+  /**
+   * Keeps the node of the current leadership, if there is one: the latch is closing, and its
+   * listener may not have heard that election yet (it runs on a Lockstep thread, which may come
+   * after the caller saw the latch lead), so a latch that leads up to its close keeps its node.
+   */
+  void keepCurrent() {
+    election.leadership().ifPresent(this::elected);
+  }
+
   @Override
   public void elected(Leadership leadership) {
     nodeOf(leadership).ifPresent(kept::set);

@@ -177,6 +177,7 @@ public final class LeaderLatch implements Closeable {
     if (closeMode == CloseMode.SILENT) {
       listeners.values().forEach(election::removeListener); // a leader's notLeader() goes unsaid
     }
+    lastLeaderNode.keepCurrent(); // a leader's node, whether or not its listener ran yet
     election.close(); // a leader's listeners left hear notLeader(), on their thread
     leading.closed();
   }
