@@ -54,12 +54,13 @@ import org.apache.curator.framework.CuratorFramework;
  * closed; {@code state} is {@code RELEASED}, {@code LOST}, or the state a hold still held at close
  * was in ({@code HELD} or {@code AT_RISK}). {@code path} is the lock's path (a multi-lock's paths
  * in brackets), {@code token} the hold's fencing token (absent for a hold with local handoff that
- * has not taken one). A reentrant acquire is no attempt and is not observed. The contextual name,
- * which tracers take as the span's name, names the recipe but not the path: span names should be of
- * low cardinality, and the path is the span's {@code path} attribute (an {@link
- * io.micrometer.observation.ObservationFilter} can put it in the name: {@code docs/tracing.md}). An
- * attempt that fails ({@code FAILED}, {@code UNREACHABLE}) is told by its {@code outcome} only:
- * {@link LockObserver} hands over no exception, so the observation carries no error.
+ * has not taken one; one it takes while held is added at its release, or at its loss). A reentrant
+ * acquire is no attempt and is not observed. The contextual name, which tracers take as the span's
+ * name, names the recipe but not the path: span names should be of low cardinality, and the path is
+ * the span's {@code path} attribute (an {@link io.micrometer.observation.ObservationFilter} can put
+ * it in the name: {@code docs/tracing.md}). An attempt that fails ({@code FAILED}, {@code
+ * UNREACHABLE}) is told by its {@code outcome} only: {@link LockObserver} hands over no exception,
+ * so the observation carries no error.
  *
  * <p><b>Parents.</b> An attempt starts in the thread that acquires, for the handle form ({@code
  * hold}) and the asynchronous one ({@code acquireAsync}) too: the observation current there ({@link
@@ -68,7 +69,9 @@ import org.apache.curator.framework.CuratorFramework;
  * wait ends, and a child that starts after its parent ended would be drawn outside it; side by side
  * under the request they read as the timeline they are. Without a current observation the hold's
  * parent is the wait, so both stay in one trace (the wait's, which a tracer may have taken from its
- * own current span), or none if a predicate turns the waits off.
+ * own current span), or none if a predicate turns the waits off. The same holds for every form: the
+ * {@code Lock} view, a local handoff (under the waiting caller's observation, not the releasing
+ * one's), and a composed {@code MultiMutex}, whose locks are each observed as themselves.
  *
  * <p><b>Threads, failures, cost.</b> A {@link LockObserver} registered with {@link
  * LockObservers#of(CuratorFramework)} starts the wait in the acquiring thread; it ends the wait and
@@ -143,12 +146,23 @@ public final class LockstepObservations implements AutoCloseable {
   /** A hold's observation and its latest state. */
   private static final class Hold {
     final Observation observation;
-    final boolean tokenKnown; // the grant carried a token
+    volatile boolean tokenKnown; // the grant, or a notice since, carried a token
     volatile LockState state = LockState.HELD; // written in order by the attempt's notices
 
     Hold(Observation observation, boolean tokenKnown) {
       this.observation = observation;
       this.tokenKnown = tokenKnown;
+    }
+
+    /**
+     * Tags the token of a local handoff's hold, taken while held, when a notice first carries it (a
+     * change of state, the loss, the release); the attempt's notices come one at a time.
+     */
+    void learnToken(long fencingToken) {
+      if (!tokenKnown && fencingToken != 0) {
+        observation.highCardinalityKeyValue(TOKEN, Long.toString(fencingToken));
+        tokenKnown = true;
+      }
     }
   }
 
@@ -315,6 +329,7 @@ public final class LockstepObservations implements AutoCloseable {
         return;
       }
       hold.state = state;
+      hold.learnToken(fencingToken); // a hold lost before its release stops at the loss
       switch (state) {
         case AT_RISK -> hold.observation.event(AT_RISK);
         case HELD -> hold.observation.event(HELD_AGAIN);
@@ -334,9 +349,7 @@ public final class LockstepObservations implements AutoCloseable {
       if (hold == null) {
         return; // lost before, or not observed
       }
-      if (!hold.tokenKnown && fencingToken != 0) { // a local handoff's token, taken while held
-        hold.observation.highCardinalityKeyValue(TOKEN, Long.toString(fencingToken));
-      }
+      hold.learnToken(fencingToken);
       stop(hold, LockState.RELEASED);
     }
   }
