@@ -225,6 +225,23 @@ class LockstepObservationsFormsTest {
     lock.hold().close();
   }
 
+  /**
+   * The composed form's asynchronous acquire starts its second lock's attempt when the first is
+   * granted, on another thread: that wait too is under the caller's observation.
+   */
+  @Test
+  void aComposedMultiMutex_acquiredAsynchronously_isUnderTheCallersObservation() throws Exception {
+    MultiMutex lock = new MultiMutex(List.of(mutex("c1"), mutex("c2")));
+
+    CompletableFuture<LockHold> pending =
+        inRequest(() -> lock.acquireAsync().toCompletableFuture());
+    pending.get(10, TimeUnit.SECONDS).close();
+
+    assertThat(ledger.parentsOf(LockstepObservations.ACQUIRE))
+        .containsExactly("request", "request");
+    assertThat(ledger.parentsOf(LockstepObservations.HOLD)).containsExactly("request", "request");
+  }
+
   @Test
   void theSpringLockRegistry_isUnderTheCallersObservation() throws Exception {
     LockstepLockRegistry locks = new LockstepLockRegistry(client, zk.path("registry"));

@@ -1,6 +1,7 @@
 package io.lockstep.recipes.locks;
 
 import io.lockstep.recipes.internal.engine.Budget;
+import io.lockstep.recipes.internal.engine.CallerContext;
 import io.lockstep.recipes.internal.owner.Waits;
 import io.lockstep.recipes.internal.zk.Retries;
 import java.time.Duration;
@@ -21,6 +22,7 @@ final class ComposedChain {
   private final CompletableFuture<LockHold> result;
   private final List<LockHold> taken = new CopyOnWriteArrayList<>();
   private volatile CompletableFuture<LockHold> pending;
+  private final CallerContext caller = CallerContext.capture(); // made in the caller's thread
 
   ComposedChain(
       List<FencedLock> locks,
@@ -67,13 +69,19 @@ final class ComposedChain {
             });
   }
 
+  /**
+   * Starts {@code lock}'s attempt carrying what the caller's thread had current: observers hear
+   * every lock's start as if in that thread, though all but the first start on another.
+   */
   private CompletableFuture<LockHold> start(FencedLock lock) {
     BudgetedTurn turn = BudgetedTurn.of(lock);
     long left = budget.bounded() ? budget.remainingNanos() : Long.MAX_VALUE;
-    return (turn != null
-            ? turn.acquireAsync(budget, executor)
-            : lock.acquireAsync(Duration.ofNanos(left), executor))
-        .toCompletableFuture();
+    return caller.carry(
+        () ->
+            (turn != null
+                    ? turn.acquireAsync(budget, executor)
+                    : lock.acquireAsync(Duration.ofNanos(left), executor))
+                .toCompletableFuture());
   }
 
   void cancel() {

@@ -1,5 +1,6 @@
 package io.lockstep.recipes.micrometer;
 
+import io.lockstep.recipes.internal.engine.CallerContext;
 import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockAttempt;
 import io.lockstep.recipes.locks.LockObserver;
@@ -71,7 +72,9 @@ import org.apache.curator.framework.CuratorFramework;
  * parent is the wait, so both stay in one trace (the wait's, which a tracer may have taken from its
  * own current span), or none if a predicate turns the waits off. The same holds for every form: the
  * {@code Lock} view, a local handoff (under the waiting caller's observation, not the releasing
- * one's), and a composed {@code MultiMutex}, whose locks are each observed as themselves.
+ * one's), and a composed {@code MultiMutex}, whose locks are each observed as themselves; its
+ * {@code acquireAsync} starts each lock after the one before it is granted, on Lockstep's threads,
+ * and carries the caller's observation there.
  *
  * <p><b>Threads, failures, cost.</b> A {@link LockObserver} registered with {@link
  * LockObservers#of(CuratorFramework)} starts the wait in the acquiring thread; it ends the wait and
@@ -121,6 +124,9 @@ public final class LockstepObservations implements AutoCloseable {
   private final CuratorFramework client;
   private final ObservationRegistry registry;
   private final Observer observer = new Observer();
+  // The observation current in the caller's thread, for a form that starts attempts later on
+  // another thread (a composed multi-lock's asynchronous acquire) to carry to them.
+  private final CallerContext.Source callers = this::currentObservation;
   private final AtomicBoolean closed = new AtomicBoolean(); // terminal: nothing observed after
 
   /**
@@ -183,8 +189,13 @@ public final class LockstepObservations implements AutoCloseable {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(registry, "registry");
     LockstepObservations observations = new LockstepObservations(client, registry);
+    CallerContext.register(observations.callers);
     LockObservers.of(client).addListener(observations.observer);
     return observations;
+  }
+
+  private Observation currentObservation() {
+    return registry.getCurrentObservation();
   }
 
   /**
@@ -201,6 +212,7 @@ public final class LockstepObservations implements AutoCloseable {
       return;
     }
     LockObservers.of(client).removeListener(observer);
+    CallerContext.unregister(callers);
     RuntimeException failure = sweep(waits, LockstepObservations::stopUnfinished, null);
     failure = sweep(holds, hold -> stop(hold, hold.state), failure);
     if (failure != null) {
@@ -261,7 +273,11 @@ public final class LockstepObservations implements AutoCloseable {
       if (closed.get() || registry.isNoop()) {
         return; // nothing would record the wait nor the hold: keep no entry
       }
-      Observation parent = registry.getCurrentObservation(); // the caller's: this is its thread
+      // The caller's: this is its thread, or one that carries what was current there.
+      Observation parent =
+          CallerContext.carried(callers) instanceof Observation carried
+              ? carried
+              : registry.getCurrentObservation();
       Observation wait =
           Observation.createNotStarted(ACQUIRE, registry)
               .parentObservation(parent)
