@@ -225,10 +225,7 @@ class LockstepObservationsFormsTest {
     lock.hold().close();
   }
 
-  /**
-   * The composed form's asynchronous acquire starts its second lock's attempt when the first is
-   * granted, on another thread: that wait too is under the caller's observation.
-   */
+  /** Its asynchronous acquire starts the second lock when the first is granted, elsewhere. */
   @Test
   void aComposedMultiMutex_acquiredAsynchronously_isUnderTheCallersObservation() throws Exception {
     MultiMutex lock = new MultiMutex(List.of(mutex("c1"), mutex("c2")));
@@ -284,12 +281,19 @@ class LockstepObservationsFormsTest {
     assertThat(ledger.holds()).isEmpty();
   }
 
+  /** {@code lock}'s asynchronous acquire, once queued behind {@code holder}. */
+  private static CompletableFuture<LockHold> queuedBehind(
+      ReentrantMutex holder, ReentrantMutex lock) {
+    CompletableFuture<LockHold> pending = lock.acquireAsync().toCompletableFuture();
+    await().until(() -> holder.getParticipantNodes().size() == 2);
+    return pending;
+  }
+
   @Test
   void aCancelledAsynchronousAttempt_endsWithdrawn() throws Exception {
     whileHeldElsewhere(
         (lock, holder) -> {
-          CompletableFuture<LockHold> pending = lock.acquireAsync().toCompletableFuture();
-          await().until(() -> holder.getParticipantNodes().size() == 2);
+          CompletableFuture<LockHold> pending = queuedBehind(holder, lock);
           assertThat(pending.cancel(true)).isTrue();
           await().until(() -> holder.getParticipantNodes().size() == 1);
         },
@@ -336,26 +340,33 @@ class LockstepObservationsFormsTest {
   }
 
   @Test
+  void anAttemptWhoseClientCloses_endsFailed() throws Exception {
+    whileHeldElsewhere(
+        (lock, holder) -> {
+          CompletableFuture<LockHold> pending = queuedBehind(holder, lock);
+          client.close();
+          assertThatThrownBy(() -> pending.get(10, TimeUnit.SECONDS))
+              .isInstanceOf(ExecutionException.class);
+        },
+        "FAILED");
+  }
+
+  @Test
   void anAttemptWithZooKeeperUnreachable_endsUnreachable() throws Exception {
     CuratorFramework cutOff = zk.newClient(b -> b.connectString(zk.proxy().connectString()));
-    LockstepObservations bound = LockstepObservations.bind(cutOff, registry);
-    try {
-      ReentrantMutex lock = new ReentrantMutex(cutOff, zk.path("a"));
-      zk.proxy().cut();
-      await().until(() -> !cutOff.getZookeeperClient().isConnected());
+    var unused = LockstepObservations.bind(cutOff, registry); // its client closed after the test
+    ReentrantMutex lock = new ReentrantMutex(cutOff, zk.path("a"));
+    zk.proxy().cut();
+    await().until(() -> !cutOff.getZookeeperClient().isConnected());
 
-      assertThatThrownBy(() -> lock.acquire(300, TimeUnit.MILLISECONDS))
-          .isInstanceOf(LockUnreachableException.class);
-      assertThatThrownBy(
-              () -> lock.acquireAsync(Duration.ofMillis(300)).toCompletableFuture().join())
-          .isInstanceOf(CompletionException.class)
-          .hasCauseInstanceOf(LockUnreachableException.class);
+    assertThatThrownBy(() -> lock.acquire(300, TimeUnit.MILLISECONDS))
+        .isInstanceOf(LockUnreachableException.class);
+    assertThatThrownBy(() -> lock.acquireAsync(Duration.ofMillis(300)).toCompletableFuture().join())
+        .isInstanceOf(CompletionException.class)
+        .hasCauseInstanceOf(LockUnreachableException.class);
 
-      assertThat(ledger.outcomesOnceStopped(2)).containsExactly("UNREACHABLE", "UNREACHABLE");
-      assertThat(ledger.holds()).isEmpty();
-    } finally {
-      bound.close();
-    }
+    assertThat(ledger.outcomesOnceStopped(2)).containsExactly("UNREACHABLE", "UNREACHABLE");
+    assertThat(ledger.holds()).isEmpty();
   }
 
   /**
