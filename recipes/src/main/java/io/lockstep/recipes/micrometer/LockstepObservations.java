@@ -278,12 +278,7 @@ public final class LockstepObservations implements AutoCloseable {
           CallerContext.carried(callers) instanceof Observation carried
               ? carried
               : registry.getCurrentObservation();
-      Observation wait =
-          Observation.createNotStarted(ACQUIRE, registry)
-              .parentObservation(parent)
-              .contextualName(attempt.recipe() + " wait")
-              .lowCardinalityKeyValue(RECIPE, attempt.recipe())
-              .highCardinalityKeyValue(PATH, attempt.path());
+      Observation wait = notStarted(ACQUIRE, " wait", attempt, parent);
       // Kept even when a predicate turns the waits off (a no-op wait): the hold needs its parent.
       Wait entry = new Wait(wait, parent);
       try {
@@ -318,12 +313,7 @@ public final class LockstepObservations implements AutoCloseable {
       if (parent == null && !wait.observation.isNoop()) {
         parent = wait.observation;
       }
-      Observation hold =
-          Observation.createNotStarted(HOLD, registry)
-              .parentObservation(parent)
-              .contextualName(attempt.recipe() + " hold")
-              .lowCardinalityKeyValue(RECIPE, attempt.recipe())
-              .highCardinalityKeyValue(PATH, attempt.path());
+      Observation hold = notStarted(HOLD, " hold", attempt, parent);
       if (hold.isNoop()) {
         return; // turned off by a predicate: keep no entry
       }
@@ -336,6 +326,16 @@ public final class LockstepObservations implements AutoCloseable {
       } finally { // as the wait's: begun for the handlers before one that threw, so stopped too
         track(holds, attempt.id(), entry, h -> stop(h, LockState.HELD));
       }
+    }
+
+    /** An observation {@code name} of {@code attempt}, named for its recipe and {@code kind}. */
+    private Observation notStarted(
+        String name, String kind, LockAttempt attempt, Observation parent) {
+      return Observation.createNotStarted(name, registry)
+          .parentObservation(parent)
+          .contextualName(attempt.recipe() + kind)
+          .lowCardinalityKeyValue(RECIPE, attempt.recipe())
+          .highCardinalityKeyValue(PATH, attempt.path());
     }
 
     @Override
