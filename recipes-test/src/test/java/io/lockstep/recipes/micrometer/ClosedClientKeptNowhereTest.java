@@ -54,6 +54,22 @@ class ClosedClientKeptNowhereTest {
             }));
   }
 
+  @Test
+  void aClientSeenOnlyThroughANamespace_closedWithNoLockLive_isNotKept_pastTheNextEngineAskedFor() {
+    WeakReference<CuratorFramework> closed =
+        closedClient(
+            client -> {
+              // No acquisition live: nothing polls the facade's client, and a facade hears no
+              // close.
+              var unused = new ReentrantMutex(client.usingNamespace("facade"), "/lock");
+              client.close();
+            });
+
+    var unused = new ReentrantMutex(zk.newClient(), zk.path("lock")); // another client's engine
+
+    assertCollected(closed);
+  }
+
   /** A started client, used then closed by {@code use}, and dropped. */
   private static WeakReference<CuratorFramework> closedClient(Consumer<CuratorFramework> use) {
     CuratorFramework client =

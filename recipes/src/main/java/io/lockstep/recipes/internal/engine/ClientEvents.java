@@ -198,6 +198,16 @@ final class ClientEvents {
         && !readOnly;
   }
 
+  /**
+   * Closes these events if the client was closed while nothing listened for it: a client seen only
+   * through namespace facades, closed while no acquisition was live to poll for it.
+   */
+  void closeIfClosedUnheard() {
+    if (!listeningForClose.get() && client.getState() == CuratorFrameworkState.STOPPED) {
+      close();
+    }
+  }
+
   private void poll() {
     if (client.getState() == CuratorFrameworkState.STOPPED) {
       close();

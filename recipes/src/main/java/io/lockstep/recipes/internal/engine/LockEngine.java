@@ -22,7 +22,9 @@ import org.apache.curator.framework.listen.StandardListenerManager;
  * LockSettings}.
  *
  * <p>Engines are kept per ZooKeeper client while it lives and dropped when it closes (an engine
- * asked for once it is closed is not kept); that map is the engine's only static state.
+ * asked for once it is closed is not kept; one whose client, seen only through namespace facades,
+ * closed while none of its locks was live is dropped when the next engine is asked for); that map
+ * is the engine's only static state.
  */
 public final class LockEngine {
   private static final ConcurrentMap<CuratorZookeeperClient, LockEngine> engines =
@@ -59,6 +61,7 @@ public final class LockEngine {
   public static LockEngine of(CuratorFramework client) {
     CuratorZookeeperClient key = client.getZookeeperClient();
     Telemetry.prepare(); // here, not in the first timed acquire, nor in the map's lock
+    dropClosedUnheard();
     LockEngine engine =
         engines.computeIfAbsent(key, k -> make(client, k, System::nanoTime, Background.INSTANCE));
     listenForClose(client, key, engine);
@@ -75,6 +78,18 @@ public final class LockEngine {
     engine.events.listenForClose(client);
     if (client.getState() == CuratorFrameworkState.STOPPED) {
       engines.remove(key, engine);
+    }
+  }
+
+  /**
+   * Drops the engines of clients closed unheard: a client seen only through namespace facades,
+   * which take no close listener, is polled for its close only while it has live acquisitions, so
+   * one closed with none would be kept for good (and the client with it). Checked whenever an
+   * engine is asked for; a client with a close listener costs one read.
+   */
+  private static void dropClosedUnheard() {
+    for (LockEngine engine : engines.values()) {
+      engine.events.closeIfClosedUnheard();
     }
   }
 
