@@ -81,8 +81,14 @@ class LeaderSelectorCompatTest {
   private final BlockingQueue<String> led = new LinkedBlockingQueue<>();
   private final AtomicInteger leading = new AtomicInteger();
 
-  @Test
-  void aMixedFleet_leadsOneAtATime_andHandsOverBothWays() throws Exception {
+  /** Curator's selector and ours on one path, both requeuing, Curator's leading. */
+  private record MixedFleet(
+      Leader curatorSide,
+      Leader ourSide,
+      org.apache.curator.framework.recipes.leader.LeaderSelector curator,
+      LeaderSelector ours) {}
+
+  private MixedFleet mixedFleet() throws InterruptedException {
     String path = zk.path("leader");
     Leader curatorSide = new Leader("curator", led, leading);
     Leader ourSide = new Leader("ours", led, leading);
@@ -98,6 +104,16 @@ class LeaderSelectorCompatTest {
     ours.autoRequeue();
     ours.start();
     await().until(() -> ours.getParticipants().size() == 2);
+    return new MixedFleet(curatorSide, ourSide, curator, ours);
+  }
+
+  @Test
+  void aMixedFleet_leadsOneAtATime_andHandsOverBothWays() throws Exception {
+    MixedFleet fleet = mixedFleet();
+    Leader curatorSide = fleet.curatorSide();
+    Leader ourSide = fleet.ourSide();
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator = fleet.curator();
+    LeaderSelector ours = fleet.ours();
     assertThat(ours.getLeader().getId()).isEqualTo("curator");
     assertThat(ours.hasLeadership()).isFalse();
 
@@ -129,21 +145,10 @@ class LeaderSelectorCompatTest {
    */
   @Test
   void aMixedFleet_throughAServerRestart_neverHasTwoLeaders_andOneLeadsAfter() throws Exception {
-    String path = zk.path("leader");
-    Leader curatorSide = new Leader("curator", led, leading);
-    Leader ourSide = new Leader("ours", led, leading);
-    org.apache.curator.framework.recipes.leader.LeaderSelector curator =
-        new org.apache.curator.framework.recipes.leader.LeaderSelector(
-            zk.newClient(), path, curatorSide);
-    curator.setId("curator");
-    curator.autoRequeue();
-    curator.start();
-    assertThat(led.poll(10, TimeUnit.SECONDS)).isEqualTo("curator");
-    LeaderSelector ours = new LeaderSelector(zk.newClient(), path, ourSide);
-    ours.setId("ours");
-    ours.autoRequeue();
-    ours.start();
-    await().until(() -> ours.getParticipants().size() == 2);
+    MixedFleet fleet = mixedFleet();
+    Leader curatorSide = fleet.curatorSide();
+    org.apache.curator.framework.recipes.leader.LeaderSelector curator = fleet.curator();
+    LeaderSelector ours = fleet.ours();
 
     zk.server().restart();
 
