@@ -76,6 +76,13 @@ class ReadSharingFencingTest {
     assertThat(otherToken).as("granted after our node").isGreaterThan(firstToken);
     LockHold joinedHold = joined(lock);
     assertThat(readNodes(observer)).as("joined without a node of its own").hasSize(2);
+    // The first reader's read left a child watch, which the other process's node fired: the hold
+    // then watches its own (the shared) node once it has lasted its grace (100 ms, on the client's
+    // timers), a request of its own, not the token's. Left to requestsSoFar's quiet period, it
+    // could come after the count began, in any window below.
+    String sharedPath = path() + "/" + shared;
+    long session = Sessions.id(client);
+    await().until(() -> zk.stats().watchedPaths(session).contains(sharedPath));
 
     long before = zk.requestsSoFar(client);
     long joinedToken = joinedHold.fencingToken();
