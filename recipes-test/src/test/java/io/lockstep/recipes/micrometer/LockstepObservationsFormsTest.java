@@ -15,10 +15,8 @@ import io.lockstep.recipes.locks.MultiMutex;
 import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.recipes.spring.LockstepLock;
 import io.lockstep.recipes.spring.LockstepLockRegistry;
-import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,11 +26,8 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The promises of docs/tracing.md for every form of acquiring, against a real server: the wait and
@@ -41,42 +36,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * its wait with its outcome, and every observation started is stopped exactly once.
  */
 @Timeout(90)
-class LockstepObservationsFormsTest {
-  @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
-
-  private final ObservationRegistry registry = ObservationRegistry.create();
-  private final ObservationLedger ledger = ObservationLedger.in(registry);
-  private CuratorFramework client;
-  private LockstepObservations observations;
-
-  @BeforeEach
-  void bind() {
-    client = zk.newClient();
-    observations = LockstepObservations.bind(client, registry);
-  }
-
-  @AfterEach
-  void everyObservationStartedIsStoppedOnce() {
-    ledger.assertEachStoppedOnce();
-    observations.close();
-  }
-
-  /** Something done in the caller's thread, which may throw. */
-  interface Call {
-    void run() throws Exception;
-  }
-
-  /** Runs {@code call} in the scope of a new observation, "request", stopped after; returns it. */
-  private Observation underRequest(Call call) throws Exception {
-    Observation request = Observation.start("request", registry);
-    try (Observation.Scope scope = request.openScope()) {
-      call.run();
-    } finally {
-      request.stop();
-    }
-    return request;
-  }
-
+class LockstepObservationsFormsTest extends ObservedFormsBase {
   private ReentrantMutex mutex(String name) {
     return new ReentrantMutex(client, zk.path(name));
   }
@@ -179,16 +139,6 @@ class LockstepObservationsFormsTest {
     assertThat(ledger.parentsOf(LockstepObservations.ACQUIRE))
         .containsExactly("holding", "request");
     assertThat(ledger.parentsOf(LockstepObservations.HOLD)).containsExactly("holding", "request");
-  }
-
-  /** What {@code call} returns, called in the scope of a new observation named "request". */
-  private <T> T inRequest(Supplier<T> call) {
-    Observation request = Observation.start("request", registry);
-    try (Observation.Scope scope = request.openScope()) {
-      return call.get();
-    } finally {
-      request.stop();
-    }
   }
 
   /** The atomic multi-lock: one wait and one hold per attempt, for all its paths. */

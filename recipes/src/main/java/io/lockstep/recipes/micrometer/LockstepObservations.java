@@ -49,19 +49,20 @@ import org.apache.curator.framework.CuratorFramework;
  * </table>
  *
  * <p>{@code recipe} is {@code ReentrantMutex}, {@code NonReentrantMutex}, {@code
- * ReadWriteMutex.ReadLock}, {@code ReadWriteMutex.WriteLock} or {@code MultiMutex}; {@code outcome}
- * an {@link AcquireOutcome} ({@code GRANTED}, {@code TIMED_OUT}, {@code WITHDRAWN}, {@code
- * UNREACHABLE}, {@code FAILED}), or {@value #UNKNOWN} for an attempt still waiting when this was
- * closed; {@code state} is {@code RELEASED}, {@code LOST}, or the state a hold still held at close
- * was in ({@code HELD} or {@code AT_RISK}). {@code path} is the lock's path (a multi-lock's paths
- * in brackets), {@code token} the hold's fencing token (absent for a hold with local handoff that
- * has not taken one; one it takes while held is added at its release, or at its loss). A reentrant
- * acquire is no attempt and is not observed. The contextual name, which tracers take as the span's
- * name, names the recipe but not the path: span names should be of low cardinality, and the path is
- * the span's {@code path} attribute (an {@link io.micrometer.observation.ObservationFilter} can put
- * it in the name: {@code docs/tracing.md}). An attempt that fails ({@code FAILED}, {@code
- * UNREACHABLE}) is told by its {@code outcome} only: {@link LockObserver} hands over no exception,
- * so the observation carries no error.
+ * ReadWriteMutex.ReadLock}, {@code ReadWriteMutex.WriteLock}, {@code MultiMutex}, {@code
+ * CountingSemaphore} (an attempt per lease) or {@code SemaphoreMutex}; {@code outcome} an {@link
+ * AcquireOutcome} ({@code GRANTED}, {@code TIMED_OUT}, {@code WITHDRAWN}, {@code UNREACHABLE},
+ * {@code FAILED}), or {@value #UNKNOWN} for an attempt still waiting when this was closed; {@code
+ * state} is {@code RELEASED}, {@code LOST}, or the state a hold still held at close was in ({@code
+ * HELD} or {@code AT_RISK}). {@code path} is the lock's path (a multi-lock's paths in brackets),
+ * {@code token} the hold's fencing token (absent for a hold with local handoff that has not taken
+ * one; one it takes while held is added at its release, or at its loss). A reentrant acquire is no
+ * attempt and is not observed. The contextual name, which tracers take as the span's name, names
+ * the recipe but not the path: span names should be of low cardinality, and the path is the span's
+ * {@code path} attribute (an {@link io.micrometer.observation.ObservationFilter} can put it in the
+ * name: {@code docs/tracing.md}). An attempt that fails ({@code FAILED}, {@code UNREACHABLE}) is
+ * told by its {@code outcome} only: {@link LockObserver} hands over no exception, so the
+ * observation carries no error.
  *
  * <p><b>Parents.</b> An attempt starts in the thread that acquires, for the handle form ({@code
  * hold}) and the asynchronous one ({@code acquireAsync}) too: the observation current there ({@link
@@ -74,7 +75,8 @@ import org.apache.curator.framework.CuratorFramework;
  * {@code Lock} view, a local handoff (under the waiting caller's observation, not the releasing
  * one's), and a composed {@code MultiMutex}, whose locks are each observed as themselves; its
  * {@code acquireAsync} starts each lock after the one before it is granted, on Lockstep's threads,
- * and carries the caller's observation there.
+ * and carries the caller's observation there; so does a {@code CountingSemaphore} request for
+ * several leases, or one that queues, to the leases it starts after the first.
  *
  * <p><b>Threads, failures, cost.</b> A {@link LockObserver} registered with {@link
  * LockObservers#of(CuratorFramework)} starts the wait in the acquiring thread; it ends the wait and

@@ -12,12 +12,13 @@ import org.slf4j.LoggerFactory;
 /**
  * What the caller's thread had current when it called a form of acquiring that starts some of its
  * attempts later, on another thread: the composed multi-lock's asynchronous acquire starts each
- * lock's attempt once the one before it is granted. An observer that reads the acquiring thread in
- * {@code attemptStarted} (the Micrometer binder, for the parent observation) registers a {@link
- * Source}; such a form captures every source in the caller's thread, starts its later attempts
- * carrying the capture, and the observer reads it back with {@link #carried(Source)}. With no
- * source registered a capture is empty and costs a check. Sources are held weakly: the binder's
- * lives as long as its client's observers hold it.
+ * lock's attempt once the one before it is granted; a semaphore's request for several leases (or
+ * one that queues) starts each lease after the last one's verdict. An observer that reads the
+ * acquiring thread in {@code attemptStarted} (the Micrometer binder, for the parent observation)
+ * registers a {@link Source}; such a form captures every source in the caller's thread, starts its
+ * later attempts carrying the capture, and the observer reads it back with {@link
+ * #carried(Source)}. With no source registered a capture is empty and costs a check. Sources are
+ * held weakly: the binder's lives as long as its client's observers hold it.
  */
 public final class CallerContext {
   private static final Logger log = LoggerFactory.getLogger(CallerContext.class);
@@ -117,6 +118,27 @@ public final class CallerContext {
         carriedHere.set(before);
       }
     }
+  }
+
+  /**
+   * {@code task}, to run on another thread carrying what this thread carries now: an attempt
+   * started on ZooKeeper's event thread tells observers of its start from the notifier's thread.
+   *
+   * @param task what to run
+   * @return {@code task} itself if this thread carries nothing
+   */
+  public static Runnable carryingHere(Runnable task) {
+    Map<Source, Object> here = carriedHere.get();
+    if (here == null) {
+      return task;
+    }
+    CallerContext carried = new CallerContext(here);
+    return () ->
+        carried.carry(
+            () -> {
+              task.run();
+              return null;
+            });
   }
 
   /**

@@ -136,14 +136,15 @@ final class Telemetry {
    * In the acquiring thread, before the attempt sends anything; nothing for a carried one. An
    * attempt started on ZooKeeper's event thread (a semaphore's next lease, started when the last
    * verdict was heard there) queues it for the notifier's thread instead, ahead of its other
-   * notices: observers never run on the event thread.
+   * notices, with the caller's context the event thread carries ({@link CallerContext}): observers
+   * never run on the event thread.
    */
   void started() {
     if (first == this && settings.hasObservers()) {
       LockAttempt attempt = attempt();
       Runnable notice = notice(observer -> observer.attemptStarted(attempt));
       if (ZkRequests.onEventThread()) {
-        lifecycle.notifier().submit(notice);
+        lifecycle.notifier().submit(CallerContext.carryingHere(notice));
       } else {
         lifecycle.notifier().deliverNow(notice);
       }

@@ -3,6 +3,7 @@ package io.lockstep.recipes.internal.owner;
 import io.lockstep.recipes.internal.engine.Acquisition;
 import io.lockstep.recipes.internal.engine.Attempt;
 import io.lockstep.recipes.internal.engine.Budget;
+import io.lockstep.recipes.internal.engine.CallerContext;
 import io.lockstep.recipes.internal.engine.Guarded;
 import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Outbox;
@@ -40,6 +41,9 @@ final class LeaseRequest {
   private final Map<Integer, Attempt> attempts = new ConcurrentHashMap<>(); // by the machine's ids
   private final CompletableFuture<List<Attempt>> done = new CompletableFuture<>();
   private Observation carried; // only the outbox's steps, one at a time, touch it
+  // Made in the caller's thread (start): every lease attempt starts carrying it, most of them on
+  // Lockstep's or ZooKeeper's threads, so observers hear each start as if in the caller's thread.
+  private final CallerContext caller = CallerContext.capture();
 
   private LeaseRequest(Leases leases, Budget budget, LeaseMachine machine) {
     this.leases = leases;
@@ -147,7 +151,7 @@ final class LeaseRequest {
   private void run(LeaseStep step) {
     if (step instanceof LeaseStep.StartFast fast) {
       int id = fast.attempt();
-      Attempt attempt = started(id, leases.startLease(null));
+      Attempt attempt = started(id, caller.carry(() -> leases.startLease(null)));
       Callbacks.when(attempt.decided(), (v, f) -> on(new LeaseEvent.FastDecided(id)));
     } else if (step instanceof LeaseStep.StartMutex start) {
       int id = start.attempt();
@@ -157,7 +161,8 @@ final class LeaseRequest {
     } else if (step instanceof LeaseStep.StartLease start) {
       Observation carry = start.carry() ? carried : null;
       carried = start.carry() ? null : carried;
-      whenGranted(start.attempt(), started(start.attempt(), leases.startLease(carry)));
+      Attempt lease = caller.carry(() -> leases.startLease(carry));
+      whenGranted(start.attempt(), started(start.attempt(), lease));
     } else if (step instanceof LeaseStep.Carry carry) {
       carried = ((Acquisition) attempt(carry.attempt())).observation();
     } else if (step instanceof LeaseStep.Withdraw withdraw) {
