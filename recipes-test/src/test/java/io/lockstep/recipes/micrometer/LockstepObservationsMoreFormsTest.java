@@ -1,5 +1,6 @@
 package io.lockstep.recipes.micrometer;
 
+import static io.lockstep.recipes.micrometer.ObservationLedger.high;
 import static io.lockstep.recipes.micrometer.ObservationLedger.low;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -93,6 +94,28 @@ class LockstepObservationsMoreFormsTest extends ObservedFormsBase {
     LockHold hold = second.readLock().hold();
     assertThat(first.readLock().getParticipantNodes()).as("one shared read node").hasSize(1);
     return hold;
+  }
+
+  /**
+   * A reader that joined a held read has no token at its grant (the read node's is the first
+   * reader's); asked for one, it takes its own node's. Its hold's observation carries that token,
+   * as every hold that took one does.
+   */
+  @Test
+  void aReadSharingReader_thatJoinedAndTookItsToken_holdCarriesIt() throws Exception {
+    ReadWriteMutex first = sharingReads("token");
+    ReadWriteMutex second = sharingReads("token");
+    LockHold held = first.readLock().hold();
+    LockHold joiner = joined(first, second);
+    long token = joiner.fencingToken();
+    assertThat(token).isGreaterThan(held.fencingToken());
+    joiner.close();
+    held.close();
+
+    await().until(() -> ledger.holds().size() == 2 && ledger.isStopped(ledger.holds().get(1)));
+    Observation.Context hold = ledger.holds().get(1);
+    assertThat(low(hold, "state")).isEqualTo("RELEASED");
+    assertThat(high(hold, "token")).as("the token it took").isEqualTo(Long.toString(token));
   }
 
   @Test

@@ -55,14 +55,14 @@ import org.apache.curator.framework.CuratorFramework;
  * {@code FAILED}), or {@value #UNKNOWN} for an attempt still waiting when this was closed; {@code
  * state} is {@code RELEASED}, {@code LOST}, or the state a hold still held at close was in ({@code
  * HELD} or {@code AT_RISK}). {@code path} is the lock's path (a multi-lock's paths in brackets),
- * {@code token} the hold's fencing token (absent for a hold with local handoff that has not taken
- * one; one it takes while held is added at its release, or at its loss). A reentrant acquire is no
- * attempt and is not observed. The contextual name, which tracers take as the span's name, names
- * the recipe but not the path: span names should be of low cardinality, and the path is the span's
- * {@code path} attribute (an {@link io.micrometer.observation.ObservationFilter} can put it in the
- * name: {@code docs/tracing.md}). An attempt that fails ({@code FAILED}, {@code UNREACHABLE}) is
- * told by its {@code outcome} only: {@link LockObserver} hands over no exception, so the
- * observation carries no error.
+ * {@code token} the hold's fencing token (absent for a hold with local handoff, or a reader that
+ * joined a shared read node, that has not taken one; one it takes while held is added at its
+ * release, or at its loss). A reentrant acquire is no attempt and is not observed. The contextual
+ * name, which tracers take as the span's name, names the recipe but not the path: span names should
+ * be of low cardinality, and the path is the span's {@code path} attribute (an {@link
+ * io.micrometer.observation.ObservationFilter} can put it in the name: {@code docs/tracing.md}). An
+ * attempt that fails ({@code FAILED}, {@code UNREACHABLE}) is told by its {@code outcome} only:
+ * {@link LockObserver} hands over no exception, so the observation carries no error.
  *
  * <p><b>Parents.</b> An attempt starts in the thread that acquires, for the handle form ({@code
  * hold}) and the asynchronous one ({@code acquireAsync}) too: the observation current there ({@link

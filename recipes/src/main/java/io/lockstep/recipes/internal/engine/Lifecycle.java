@@ -76,6 +76,7 @@ public final class Lifecycle {
   private volatile RuntimeException withdrawnWith; // what a withdrawn attempt's caller gets, if set
   private volatile Consumer<LockState> changeHook; // told of the hold's changes, in order
   private final long disconnectsAtStart; // the client's disconnects when the attempt began
+  private volatile long tokenTaken; // one its owner's notices lack: see tokenTaken(long)
 
   public Lifecycle(LockSettings settings) {
     this(settings, null);
@@ -261,8 +262,17 @@ public final class Lifecycle {
     }
   }
 
+  /**
+   * The hold took {@code token} while held, on a node of its own its owner's notices do not know (a
+   * shared read that joined): its later notices carry it, as those of a hold fenced otherwise.
+   */
+  public void tokenTaken(long token) {
+    tokenTaken = token;
+  }
+
   /** The hold entered {@code state} (AT_RISK, HELD again, LOST). */
-  public void changed(LockState state, long token, String reason) {
+  public void changed(LockState state, long noticed, String reason) {
+    long token = noticed != 0 ? noticed : tokenTaken;
     if (state == LockState.LOST) {
       log.warn("Lock {} lost: {}", settings.description(), reason);
     } else {
@@ -325,7 +335,8 @@ public final class Lifecycle {
    *
    * @return completes once listeners and observers have heard RELEASED
    */
-  public CompletableFuture<Void> released(long token, String lostReason) {
+  public CompletableFuture<Void> released(long noticed, String lostReason) {
+    long token = noticed != 0 ? noticed : tokenTaken;
     settings.attemptEnded();
     if (lostReason != null) {
       log.warn(

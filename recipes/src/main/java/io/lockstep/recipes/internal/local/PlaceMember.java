@@ -122,7 +122,12 @@ final class PlaceMember implements Attempt {
       return fence().token();
     }
     PlaceState.Held held = holding();
-    return held.token() != 0 ? held.token() : ownNode(held).checkedFencingToken();
+    if (held.token() != 0) {
+      return held.token();
+    }
+    long token = ownNode(held).checkedFencingToken(); // a reader that joined: its own node's
+    lifecycle.tokenTaken(token);
+    return token;
   }
 
   @Override
