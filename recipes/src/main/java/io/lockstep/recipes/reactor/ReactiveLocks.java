@@ -102,8 +102,13 @@ public final class ReactiveLocks {
    * takes), subscribes to the body's publisher, and closes the hold when the body completes, fails
    * or is cancelled (if the body failed and the close fails too, the subscriber gets the body's
    * error, the close's suppressed in it). If the hold is lost meanwhile, the body is cancelled and
-   * the result fails with the {@link LockOwnershipLostException}. The body may close the hold
-   * itself once it no longer needs the lock: that is no loss, and the body runs on.
+   * the result fails with the {@link LockOwnershipLostException}. The loss and the body's end are
+   * told in the order they reach this method: a loss told before the body's completion fails the
+   * result (the body was cancelled, and a completion after that is not seen; at the very same
+   * moment the result may fail, never wrongly complete); a body that completed or failed first
+   * keeps its outcome, and a loss while its hold closes changes nothing. A body not yet started
+   * when the loss is told is never started. The body may close the hold itself once it no longer
+   * needs the lock: that is no loss, and the body runs on.
    *
    * @param lock the lock to hold while the body runs
    * @param body makes the work, given the hold (for its fencing token)
@@ -120,10 +125,7 @@ public final class ReactiveLocks {
         // boundedElastic, never on the Lockstep thread that delivered the grant (a small pool every
         // lock of the JVM shares). The hold itself goes to usingWhen with no operator between:
         // publishOn there would drop a hold it had not yet delivered when cancelled, unclosed.
-        hold ->
-            untilLost(
-                hold,
-                Flux.<T>defer(() -> body.apply(hold)).subscribeOn(Schedulers.boundedElastic())),
+        hold -> untilLost(hold, body),
         ReactiveLocks::release,
         ReactiveLocks::releaseAfter,
         ReactiveLocks::release);
@@ -164,14 +166,19 @@ public final class ReactiveLocks {
    * closed unlost, whose loss stage fails, by the body that ends its use of the lock early, ends
    * nothing.)
    */
-  private static <T> Flux<T> untilLost(LockHold hold, Publisher<T> work) {
+  private static <T> Flux<T> untilLost(
+      LockHold hold, Function<? super LockHold, ? extends Publisher<T>> body) {
     AtomicReference<LockOwnershipLostException> loss = new AtomicReference<>();
     Mono<LockOwnershipLostException> lost =
         Mono.fromCompletionStage(hold.whenLost()) // a stage of our own: its cancel is harmless
             .onErrorResume(closedUnlost -> Mono.never())
             .doOnNext(loss::set);
-    return Flux.<T>from(work)
-        .takeUntilOther(lost)
+    // A body whose subscription task began as the loss was told is not started: its function is
+    // not called once the loss is known (the result fails with it all the same).
+    Flux<T> work =
+        Flux.<T>defer(() -> loss.get() == null ? body.apply(hold) : Flux.empty())
+            .subscribeOn(Schedulers.boundedElastic());
+    return work.takeUntilOther(lost)
         .concatWith(Mono.defer(() -> loss.get() == null ? Mono.empty() : Mono.error(loss.get())));
   }
 
