@@ -240,8 +240,10 @@ class ReactiveLocksLossTest {
             }));
     bodyStart.awaitScheduled();
     loss.inflict(client, lock);
-    Outcome outcome = recorder.awaitEnd();
+    // withLock closes the hold (a task on boundedElastic) only once it has been told of the loss
+    bodyStart.awaitAnotherScheduled();
     bodyStart.go();
+    Outcome outcome = recorder.awaitEnd();
 
     assertThat(outcome.error()).isInstanceOf(LockOwnershipLostException.class);
     CuratorFramework admin = zk.newClient();
@@ -350,6 +352,7 @@ class ReactiveLocksLossTest {
   private static final class Paused {
     private final CountDownLatch scheduled = new CountDownLatch(1);
     private final CountDownLatch go = new CountDownLatch(1);
+    private final CountDownLatch scheduledAfter = new CountDownLatch(1);
     private final AtomicBoolean ran = new AtomicBoolean();
     private final AtomicReference<Object> armedFor = new AtomicReference<>();
     private final AtomicBoolean cancelled = new AtomicBoolean();
@@ -378,6 +381,9 @@ class ReactiveLocksLossTest {
                 armed != null
                     && (armed == Boolean.TRUE || armed == Thread.currentThread())
                     && armedFor.compareAndSet(armed, null);
+            if (!mine && scheduled.getCount() == 0) {
+              scheduledAfter.countDown();
+            }
             return mine ? () -> holdBack(task) : task;
           });
     }
@@ -404,6 +410,11 @@ class ReactiveLocksLossTest {
 
     void awaitScheduled() throws InterruptedException {
       assertThat(scheduled.await(10, TimeUnit.SECONDS)).as("the task scheduled").isTrue();
+    }
+
+    /** Waits until another task is scheduled after the one held back (and it was held back). */
+    void awaitAnotherScheduled() throws InterruptedException {
+      assertThat(scheduledAfter.await(30, TimeUnit.SECONDS)).as("a task scheduled after").isTrue();
     }
 
     void go() {
