@@ -12,6 +12,7 @@ import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.testing.ZooKeeperExtension;
 import io.lockstep.testkit.internal.Sessions;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -265,17 +266,23 @@ class ReactiveLocksLossTest {
 
     recorder.subscribe(
         ReactiveLocks.withLock(queue.waiter(), hold -> Mono.just(hold.fencingToken())));
-    await().until(() -> queue.waiter().getParticipantNodes().size() == 2);
-    String before = queue.waiter().getParticipantNodes().stream().sorted().toList().get(1);
+    // seen through a client of its own: the waiter's is busy finding its session expired
+    CuratorFramework admin = zk.newClient();
+    await().until(() -> ZooKeeperExtension.childrenOrNone(admin, zk.path("lock")).size() == 2);
+    String before = // the waiter's: the later sequence number (names begin with a random id)
+        ZooKeeperExtension.childrenOrNone(admin, zk.path("lock")).stream()
+            .max(Comparator.comparing((String name) -> name.substring(name.length() - 10)))
+            .orElseThrow();
     Sessions.expire(queue.waiterClient(), zk.server().getConnectString());
-    await().until(() -> !queue.waiter().getParticipantNodes().contains(before));
+    await()
+        .until(() -> !ZooKeeperExtension.childrenOrNone(admin, zk.path("lock")).contains(before));
     assertThat(recorder.hasEnded()).isFalse();
     held.close();
 
     Outcome outcome = recorder.awaitEnd();
     assertThat(outcome.error()).isNull();
     assertThat(outcome.values()).hasSize(1);
-    await().until(() -> queue.waiter().getParticipantNodes().isEmpty());
+    await().until(() -> ZooKeeperExtension.childrenOrNone(admin, zk.path("lock")).isEmpty());
   }
 
   /** Waiting x client closed: the Flux fails at once with a LockException, no body, no node. */
