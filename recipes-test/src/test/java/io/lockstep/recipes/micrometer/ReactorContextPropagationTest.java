@@ -1,10 +1,14 @@
 package io.lockstep.recipes.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.lockstep.recipes.locks.ReentrantMutex;
 import io.lockstep.recipes.reactor.ReactiveLocks;
+import io.micrometer.observation.Observation;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,6 +39,34 @@ class ReactorContextPropagationTest extends ObservedFormsBase {
     ReentrantMutex lock = new ReentrantMutex(client, zk.path("reactor"));
 
     ledger.assertAllUnder(underRequest(() -> subscribedElsewhere(lock)), 3, 3);
+  }
+
+  /**
+   * A plain {@code subscribe()}, not {@code block()}: with the hook, the task Reactor schedules on
+   * the other scheduler restores what the subscribing thread had current, so the wait and the hold
+   * are under the caller's observation, though the hold comes after the caller's scope closed.
+   */
+  @Test
+  void subscribedWithSubscribe_isUnderTheCallersObservation_too() throws Exception {
+    Hooks.enableAutomaticContextPropagation();
+    ReentrantMutex lock = new ReentrantMutex(client, zk.path("reactor"));
+    CompletableFuture<Long> closed = new CompletableFuture<>();
+
+    Observation request =
+        underRequest(
+            () ->
+                ReactiveLocks.hold(lock)
+                    .subscribeOn(Schedulers.parallel())
+                    .subscribe(
+                        hold -> {
+                          closed.complete(hold.fencingToken());
+                          hold.close();
+                        },
+                        closed::completeExceptionally));
+
+    assertThat(closed.get(10, TimeUnit.SECONDS)).isPositive();
+    await().until(() -> lock.getParticipantNodes().isEmpty());
+    ledger.assertAllUnder(request, 1, 1);
   }
 
   /** The same without the hook: the acquisitions start where no observation is current. */
