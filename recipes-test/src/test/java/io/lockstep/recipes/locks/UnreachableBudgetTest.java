@@ -43,7 +43,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class UnreachableBudgetTest {
   @RegisterExtension static final ZooKeeperExtension zk = new ZooKeeperExtension();
 
-  private static final Duration BUDGET = Duration.ofSeconds(1);
+  private static final Duration BUDGET = Duration.ofMillis(500);
 
   /** What the tests allow above a budget: 250 ms promised, the rest for a loaded machine. */
   private static final long MARGIN_MILLIS = 1_000;
