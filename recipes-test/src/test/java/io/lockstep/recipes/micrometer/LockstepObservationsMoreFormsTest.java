@@ -164,6 +164,31 @@ class LockstepObservationsMoreFormsTest extends ObservedFormsBase {
         CompletableFuture.supplyAsync(() -> inRequest(() -> leases(semaphore, 2)));
     await().until(() -> queuedForTheMutex(zk.path("queued")));
     elsewhere.close();
+    assertBothLeasesUnderTheRequest(both);
+  }
+
+  /** The same asynchronously: {@code acquireAsync(qty, timeout)} called in the caller's scope. */
+  @Test
+  void severalLeasesAsync_thatQueue_areEachUnderTheCallersObservation() throws Exception {
+    CountingSemaphore semaphore = new CountingSemaphore(client, zk.path("queuedAsync"), 2);
+    LockHold elsewhere =
+        new CountingSemaphore(zk.newClient(), zk.path("queuedAsync"), 2)
+            .tryHold(LONG)
+            .orElseThrow();
+
+    CompletableFuture<List<LockHold>> both =
+        inRequest(() -> semaphore.acquireAsync(2, LONG).toCompletableFuture());
+    await().until(() -> queuedForTheMutex(zk.path("queuedAsync")));
+    elsewhere.close();
+    assertBothLeasesUnderTheRequest(both);
+  }
+
+  /**
+   * Two leases granted, then closed; every lease's wait and hold (a lease taken on the fast path
+   * and given back to queue has them too) under the caller's observation.
+   */
+  private void assertBothLeasesUnderTheRequest(CompletableFuture<List<LockHold>> both)
+      throws Exception {
     List<LockHold> granted = both.get(20, TimeUnit.SECONDS);
     assertThat(granted).hasSize(2);
     closeAll(granted);

@@ -238,6 +238,48 @@ public final class CountingSemaphore extends CuratorSemaphoreForms implements Au
   }
 
   /**
+   * Asks for {@code qty} leases at once without waiting for them: all or none, as {@link
+   * #tryHold(int, Duration)}, and no thread is parked while the request waits. The stage completes
+   * on Lockstep's scheduler threads, never on ZooKeeper's event thread.
+   *
+   * @param qty how many leases, from 1 to {@code maxLeases}
+   * @param timeout the budget
+   * @return completes with the {@code qty} leases; fails with {@link
+   *     java.util.concurrent.TimeoutException} when the budget runs out (every lease granted by
+   *     then is given back), {@link LockUnreachableException} or {@link LockException}. Cancelling
+   *     it withdraws the request and leaves nothing behind (leases granted meanwhile are given
+   *     back); once it has completed, a cancel does nothing and the leases are the caller's to
+   *     close.
+   * @throws NullPointerException if {@code timeout} is null
+   * @throws IllegalArgumentException if {@code qty} is out of range or {@code timeout} negative
+   * @throws IllegalStateException if the semaphore object was closed
+   */
+  public CompletionStage<List<LockHold>> acquireAsync(int qty, Duration timeout) {
+    long nanos = Arguments.timeoutNanos(timeout, "timeout");
+    return leases.acquireAsync(checkQty(qty), nanos, leases::execute);
+  }
+
+  /**
+   * As {@link #acquireAsync(int, Duration)}, with the stage completed on {@code executor} (if it
+   * refuses the task, the stage fails with its {@link
+   * java.util.concurrent.RejectedExecutionException} and the leases granted meanwhile are given
+   * back).
+   *
+   * @param qty how many leases, from 1 to {@code maxLeases}
+   * @param timeout the budget
+   * @param executor completes the stage, so runs its dependent stages
+   * @return completes with the leases, as {@link #acquireAsync(int, Duration)}
+   * @throws NullPointerException if {@code timeout} or {@code executor} is null
+   * @throws IllegalArgumentException if {@code qty} is out of range or {@code timeout} negative
+   * @throws IllegalStateException if the semaphore object was closed
+   */
+  public CompletionStage<List<LockHold>> acquireAsync(
+      int qty, Duration timeout, Executor executor) {
+    long nanos = Arguments.timeoutNanos(timeout, "timeout");
+    return leases.acquireAsync(checkQty(qty), nanos, Objects.requireNonNull(executor, "executor"));
+  }
+
+  /**
    * Closes this semaphore object: it starts no new request from now on (every acquire form throws
    * {@link IllegalStateException}, an asynchronous one fails with it), and the requests still
    * waiting are withdrawn, leaving nothing behind (their callers get the same exception; a lease

@@ -9,7 +9,11 @@ import io.lockstep.recipes.internal.engine.Observation;
 import io.lockstep.recipes.internal.engine.Outbox;
 import io.lockstep.recipes.internal.engine.Phase;
 import io.lockstep.recipes.internal.zk.Callbacks;
+import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.ZkRequests;
+import io.lockstep.recipes.locks.AcquireOutcome;
+import io.lockstep.recipes.locks.LockException;
+import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -259,7 +263,7 @@ final class LeaseRequest {
         (why, f) -> {
           Throwable failure = why != null ? why : f;
           if (untold != null) {
-            untold.end(Leases.outcomeOf(failure));
+            untold.end(outcomeOf(failure));
           }
           done.completeExceptionally(failure);
         });
@@ -267,7 +271,7 @@ final class LeaseRequest {
 
   private CompletableFuture<Throwable> failureOf(LeaseStep.Cause cause) {
     if (cause instanceof LeaseStep.Failed failed) {
-      return leases.failureOf(failed.known(), attempt(failed.attempt()));
+      return failureOf(failed.known(), attempt(failed.attempt()));
     }
     return CompletableFuture.completedFuture(
         cause instanceof LeaseStep.Unreachable
@@ -277,5 +281,35 @@ final class LeaseRequest {
                     ? cancelled.reason()
                     : new CancellationException("the lease request was cancelled")
                 : leases.busy());
+  }
+
+  /**
+   * The failure of an attempt that ended failed ({@code known}, if already known): its state may
+   * say FAILED before its future does, so the future is what is waited for.
+   */
+  private CompletableFuture<Throwable> failureOf(Throwable known, Attempt failed) {
+    if (known != null) {
+      return CompletableFuture.completedFuture(Retries.unwrap(known));
+    }
+    return failed
+        .grantedFuture()
+        .handle(
+            (v, f) ->
+                f != null
+                    ? Retries.unwrap(f)
+                    : new LockException("Semaphore " + leases.description() + ": failed", null));
+  }
+
+  /** What observers hear of a request that failed with {@code failure}. */
+  static AcquireOutcome outcomeOf(Throwable failure) {
+    if (failure instanceof TimeoutException) {
+      return AcquireOutcome.TIMED_OUT;
+    }
+    if (failure instanceof CancellationException) {
+      return AcquireOutcome.WITHDRAWN;
+    }
+    return failure instanceof LockUnreachableException
+        ? AcquireOutcome.UNREACHABLE
+        : AcquireOutcome.FAILED;
   }
 }

@@ -17,20 +17,20 @@ import io.lockstep.recipes.internal.queue.Slot;
 import io.lockstep.recipes.internal.zk.Callbacks;
 import io.lockstep.recipes.internal.zk.Retries;
 import io.lockstep.recipes.internal.zk.Scheduler;
-import io.lockstep.recipes.locks.AcquireOutcome;
 import io.lockstep.recipes.locks.LockDriver;
 import io.lockstep.recipes.locks.LockException;
 import io.lockstep.recipes.locks.LockHold;
 import io.lockstep.recipes.locks.LockUnreachableException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
@@ -193,8 +193,24 @@ public final class Leases implements HoldSource {
 
   @Override
   public CompletionStage<LockHold> acquireAsync(Budget budget, Executor executor) {
-    LeaseRequest request = start(1, budget);
-    CompletableFuture<LockHold> result =
+    return requestAsync(1, budget, executor, got -> got.get(0), hold -> ((Handle) hold).abandon());
+  }
+
+  /** {@code qty} leases, all or none, as {@link #acquireAsync(long, Executor)} takes one. */
+  public CompletionStage<List<LockHold>> acquireAsync(
+      int qty, long timeoutNanos, Executor executor) {
+    return requestAsync(
+        qty, Budget.of(timeoutNanos, this::now), executor, got -> got, Leases::abandonAll);
+  }
+
+  private <T> CompletionStage<T> requestAsync(
+      int qty,
+      Budget budget,
+      Executor executor,
+      Function<List<LockHold>, T> value,
+      Consumer<T> unwanted) {
+    LeaseRequest request = start(qty, budget);
+    CompletableFuture<T> result =
         Waits.stage(
             () -> {
               var unused = request.cancel();
@@ -202,13 +218,13 @@ public final class Leases implements HoldSource {
     Callbacks.when(
         request.done(),
         (attempts, failure) ->
-            Waits.<LockHold>end(
+            Waits.<T>end(
                 result,
                 executor,
                 scheduler(),
                 failure,
-                () -> holds(attempts).get(0),
-                hold -> ((Handle) hold).abandon()));
+                () -> value.apply(holds(attempts)),
+                unwanted));
     return result;
   }
 
@@ -304,19 +320,6 @@ public final class Leases implements HoldSource {
     return Acquisition.start(mutexSettings, List.of(mutexSlot), null, hooks, null);
   }
 
-  /** What observers hear of a request that failed with {@code failure}. */
-  static AcquireOutcome outcomeOf(Throwable failure) {
-    if (failure instanceof TimeoutException) {
-      return AcquireOutcome.TIMED_OUT;
-    }
-    if (failure instanceof CancellationException) {
-      return AcquireOutcome.WITHDRAWN;
-    }
-    return failure instanceof LockUnreachableException
-        ? AcquireOutcome.UNREACHABLE
-        : AcquireOutcome.FAILED;
-  }
-
   String description() {
     return path;
   }
@@ -336,23 +339,6 @@ public final class Leases implements HoldSource {
   /** Why a request ran out of budget: no lease was free in time. */
   TimeoutException busy() {
     return new TimeoutException("Semaphore " + path + ": no lease was free within the budget");
-  }
-
-  /**
-   * The failure of an attempt that ended failed ({@code known}, if already known): its state may
-   * say FAILED before its future does, so the future is what is waited for.
-   */
-  CompletableFuture<Throwable> failureOf(Throwable known, Attempt failed) {
-    if (known != null) {
-      return CompletableFuture.completedFuture(Retries.unwrap(known));
-    }
-    return failed
-        .grantedFuture()
-        .handle(
-            (v, f) ->
-                f != null
-                    ? Retries.unwrap(f)
-                    : new LockException("Semaphore " + path + ": failed", null));
   }
 
   /** Why a request ends when ZooKeeper could not be reached at its deadline. */
@@ -389,6 +375,12 @@ public final class Leases implements HoldSource {
     }
     var unused = done.thenAccept(Leases::giveBack);
     return null;
+  }
+
+  private static void abandonAll(List<LockHold> unwanted) {
+    for (LockHold lease : unwanted) {
+      ((Handle) lease).abandon();
+    }
   }
 
   private static void giveBack(List<Attempt> unwanted) {
