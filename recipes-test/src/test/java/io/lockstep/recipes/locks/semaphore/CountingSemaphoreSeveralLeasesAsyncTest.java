@@ -11,10 +11,12 @@ import io.lockstep.recipes.locks.LockState;
 import io.lockstep.testing.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -161,6 +163,31 @@ class CountingSemaphoreSeveralLeasesAsyncTest {
         .isInstanceOf(ExecutionException.class)
         .hasCause(refusal);
     awaitNodes(admin, 0, 0); // both leases given back
+  }
+
+  /**
+   * The grant racing a cancel: every lease is granted and the completion is on its way to the
+   * caller's executor when the caller cancels. The cancel wins (the stage is cancelled), and the
+   * leases the stage no longer takes go back rather than stay held by nobody.
+   */
+  @Test
+  void aCancelThatWinsTheRaceWithTheGrant_givesTheGrantedLeasesBack() throws Exception {
+    CuratorFramework admin = zk.newClient();
+    CountingSemaphore semaphore = new CountingSemaphore(zk.newClient(), zk.path("sem"), 3);
+    BlockingQueue<Runnable> completions = new LinkedBlockingQueue<>();
+
+    CompletableFuture<List<LockHold>> two =
+        semaphore.acquireAsync(2, Duration.ofSeconds(10), completions::add).toCompletableFuture();
+    Runnable completion = completions.poll(10, TimeUnit.SECONDS);
+    assertThat(completion).as("the grant's completion, held back").isNotNull();
+    assertThat(children(admin, zk.path("sem/leases"))).as("both granted").isEqualTo(2);
+
+    assertThat(two.cancel(true)).isTrue();
+    completion.run();
+
+    assertThat(two).isCancelled();
+    awaitNodes(admin, 0, 0); // the granted leases went back
+    assertThat(semaphore.availablePermits()).isEqualTo(3);
   }
 
   @Test
