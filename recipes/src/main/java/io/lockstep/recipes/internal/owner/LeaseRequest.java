@@ -301,7 +301,7 @@ final class LeaseRequest {
   }
 
   /** What observers hear of a request that failed with {@code failure}. */
-  static AcquireOutcome outcomeOf(Throwable failure) {
+  private static AcquireOutcome outcomeOf(Throwable failure) {
     if (failure instanceof TimeoutException) {
       return AcquireOutcome.TIMED_OUT;
     }
